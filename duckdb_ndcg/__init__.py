@@ -1,0 +1,14 @@
+"""Ranking-quality metrics (CG, DCG, IDCG, NDCG and their family) as DuckDB SQL macros.
+
+Example::
+
+    import duckdb, duckdb_ndcg
+    con = duckdb_ndcg.register(duckdb.connect())
+    con.sql("SELECT query_id, ndcg(rel, rnk, 10) FROM judged_run GROUP BY query_id")
+"""
+
+from __future__ import annotations
+
+from duckdb_ndcg.macros import install, register
+
+__all__ = ["install", "register"]

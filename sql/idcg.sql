@@ -1,0 +1,6 @@
+-- idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE  [aggregate]
+-- Ideal DCG@k of a group: the DCG of its judged grades (non-NULL rel) sorted best first, cut at k
+-- (NULL = every judged row).
+-- Example: SELECT query_id, idcg(rel, 10) FROM qrels GROUP BY query_id;
+CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') AS
+_ndcg_ideal(rel, _ndcg_checked_k(k), gain, log_base, negative);

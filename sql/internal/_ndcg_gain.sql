@@ -1,0 +1,26 @@
+-- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
+--   rel       grade; NULL = unjudged, gain 0. Fractional grades are fine.
+--   gain      'linear' (rel), 'exponential' (2^rel - 1), or a MAP from grade to gain
+--             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
+--   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
+-- NaN and infinite grades are errors.
+CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
+CASE
+    WHEN negative NOT IN ('error', 'zero') THEN
+        error('duckdb_ndcg: negative must be ''error'' or ''zero'', got ''' || negative || '''')
+    WHEN rel IS NULL THEN 0.0::DOUBLE
+    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
+        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
+    WHEN rel < 0 AND negative = 'zero' THEN 0.0::DOUBLE
+    WHEN rel < 0 THEN
+        error('duckdb_ndcg: negative grade ' || rel::VARCHAR
+              || ' (pass negative := ''zero'' to give negative grades gain 0)')
+    WHEN TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL THEN
+        coalesce(map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), rel::DOUBLE),
+                 error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
+                       || gain::VARCHAR))
+    WHEN gain::VARCHAR = 'linear' THEN rel::DOUBLE
+    WHEN gain::VARCHAR = 'exponential' THEN pow(2.0, rel::DOUBLE) - 1.0
+    ELSE error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
+               || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
+END;
