@@ -117,9 +117,14 @@ def test_seed_idcg_at_4(con: duckdb.DuckDBPyConnection) -> None:
     [
         ("SELECT list_dcg([0.1, 0.5, 0.7])", 0.7654648767857287),
         ("SELECT list_idcg([0.1, 0.5, 0.7, 0.5, 0.1])", 1.3472178133165222),
-        ("SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1])", 0.6048882832133625),
-        ("SELECT list_ndcg([0.1, 0.5, 0.7], NULL, ideal := [0.1, 0.5, 0.7, 0.5, 0.1])",
-         0.6048882832133625),
+        (
+            "SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1])",
+            0.6048882832133625,
+        ),
+        (
+            "SELECT list_ndcg([0.1, 0.5, 0.7], NULL, ideal := [0.1, 0.5, 0.7, 0.5, 0.1])",
+            0.6048882832133625,
+        ),
     ],
     ids=["dcg", "idcg-all-five", "ndcg", "ndcg-k-null"],
 )
@@ -191,12 +196,20 @@ def test_seed_exponential_gain_formula_2(con: duckdb.DuckDBPyConnection) -> None
     expected = math.fsum((2**r - 1) / math.log2(i + 1) for i, r in enumerate(GRADES, 1))
     value = one(con, "SELECT list_dcg($1, gain := 'exponential')", [GRADES])
     assert value == pytest.approx(expected, abs=1e-12)
-    assert value == pytest.approx(7 + 3 / math.log2(3) + 7 / 2 + 0 + 1 / math.log2(6)
-                                  + 3 / math.log2(7), abs=1e-12)
+    assert value == pytest.approx(
+        7 + 3 / math.log2(3) + 7 / 2 + 0 + 1 / math.log2(6) + 3 / math.log2(7), abs=1e-12
+    )
 
 
-@pytest.mark.parametrize("form", ["list_dcg($1, gain := '{g}')", "list_ndcg($1, gain := '{g}')",
-                                  "list_idcg($1, gain := '{g}')", "list_cg($1, gain := '{g}')"])
+@pytest.mark.parametrize(
+    "form",
+    [
+        "list_dcg($1, gain := '{g}')",
+        "list_ndcg($1, gain := '{g}')",
+        "list_idcg($1, gain := '{g}')",
+        "list_cg($1, gain := '{g}')",
+    ],
+)
 @pytest.mark.parametrize("rels", [[1, 0, 1, 1, 0, 0, 1], [0, 0, 1], [1, 1, 1], [0, 0]])
 def test_seed_binary_grades_formulas_agree(
     con: duckdb.DuckDBPyConnection, form: str, rels: list[int]
