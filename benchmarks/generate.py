@@ -40,7 +40,9 @@ def _chunk(rng: np.random.Generator, first_query: int, n_queries: int, per_query
     query_id = np.repeat(np.arange(first_query, first_query + n_queries, dtype=np.int32), per_query)
     slot = np.tile(np.arange(per_query, dtype=np.int64), n_queries)
     # 104729 is prime and coprime with 900000, so slots map to distinct ids inside a query.
-    item_id = (100_000 + (query_id.astype(np.int64) * 7919 + slot * 104_729) % 900_000).astype(np.int32)
+    item_id = (100_000 + (query_id.astype(np.int64) * 7919 + slot * 104_729) % 900_000).astype(
+        np.int32
+    )
     rel = rng.choice(4, size=n, p=GRADE_P).astype(np.int32)
     score = np.round(rng.random(n) + 0.25 * rel, 3)
     return {"query_id": query_id, "item_id": item_id, "score": score, "rel": rel}
@@ -61,21 +63,31 @@ def _positions(cols: dict) -> np.ndarray:
 def _events(cols: dict, position: np.ndarray) -> pa.Table:
     """Impressions of every row, then one action row per grade step (rel 2 -> click, add_to_cart)."""
     parts = [
-        pa.table({
-            "query_id": cols["query_id"],
-            "item_id": cols["item_id"],
-            "position": position,
-            "event_type": pa.array(np.full(len(position), "impression", dtype=object), pa.string()),
-        })
+        pa.table(
+            {
+                "query_id": cols["query_id"],
+                "item_id": cols["item_id"],
+                "position": position,
+                "event_type": pa.array(
+                    np.full(len(position), "impression", dtype=object), pa.string()
+                ),
+            }
+        )
     ]
     for grade, action in enumerate(ACTIONS, start=1):
         hit = cols["rel"] >= grade
-        parts.append(pa.table({
-            "query_id": cols["query_id"][hit],
-            "item_id": cols["item_id"][hit],
-            "position": position[hit],
-            "event_type": pa.array(np.full(int(hit.sum()), action, dtype=object), pa.string()),
-        }))
+        parts.append(
+            pa.table(
+                {
+                    "query_id": cols["query_id"][hit],
+                    "item_id": cols["item_id"][hit],
+                    "position": position[hit],
+                    "event_type": pa.array(
+                        np.full(int(hit.sum()), action, dtype=object), pa.string()
+                    ),
+                }
+            )
+        )
     return pa.concat_tables(parts)
 
 
@@ -97,8 +109,9 @@ def generate(rows: int, per_query: int = 100, out: Path = DATA, force: bool = Fa
             position = _positions(cols)
             tables = [
                 pa.table(cols),
-                pa.table({"query_id": cols["query_id"], "item_id": cols["item_id"],
-                          "position": position}),
+                pa.table(
+                    {"query_id": cols["query_id"], "item_id": cols["item_id"], "position": position}
+                ),
                 _events(cols, position),
             ]
             for i, table in enumerate(tables):

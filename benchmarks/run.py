@@ -121,8 +121,10 @@ def _portable(paths: dict[str, Path], memory_limit: str | None) -> float | None:
 
 
 _PER_QUERY = "SELECT avg(v) FROM (SELECT query_id, {expr} AS v FROM judged GROUP BY query_id)"
-_GRADE = ("CASE event_type WHEN 'click' THEN 1 WHEN 'add_to_cart' THEN 2 "
-          "WHEN 'purchase' THEN 3 ELSE 0 END")
+_GRADE = (
+    "CASE event_type WHEN 'click' THEN 1 WHEN 'add_to_cart' THEN 2 "
+    "WHEN 'purchase' THEN 3 ELSE 0 END"
+)
 
 # ---------------------------------------------------------------------------------------------
 # Peers. Each reads the Parquet file itself; KEY peers order by score desc, then item_id desc.
@@ -146,8 +148,8 @@ def _polars(paths: dict[str, Path], memory_limit: str | None) -> float:
     import polars as pl
 
     start = time.perf_counter()
-    discounted = (
-        pl.element().cast(pl.Float64) / (pl.int_range(pl.len()) + 2).cast(pl.Float64).log(2)
+    discounted = pl.element().cast(pl.Float64) / (pl.int_range(pl.len()) + 2).cast(pl.Float64).log(
+        2
     )
     per_query = (
         pl.scan_parquet(paths["judged"])
@@ -239,8 +241,9 @@ def _pytrec_eval(paths: dict[str, Path], memory_limit: str | None) -> float:
     c = _columns(paths["judged"], ["query_id", "item_id", "score", "rel"])
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
-    for q, i, s, r in zip(c["query_id"].tolist(), c["item_id"].tolist(), c["score"].tolist(),
-                          c["rel"].tolist()):
+    for q, i, s, r in zip(
+        c["query_id"].tolist(), c["item_id"].tolist(), c["score"].tolist(), c["rel"].tolist()
+    ):
         q, i = str(q), str(i)
         qrels.setdefault(q, {})[i] = r
         run.setdefault(q, {})[i] = s
@@ -272,48 +275,106 @@ def _ranx(paths: dict[str, Path], memory_limit: str | None) -> float:
 # ---------------------------------------------------------------------------------------------
 
 SYSTEMS = [
-    System("ndcg@10", "project", AVERAGE,
-           _sql(_PER_QUERY.format(expr=f"ndcg(rel, -score, {K})")),
-           note="ndcg(rel, -score, 10) grouped by query; ties averaged"),
-    System("ndcg@10 ties=key", "project", KEY,
-           _sql(_PER_QUERY.format(expr=f"ndcg(rel, -score, {K}, ties := 'key', "
-                                       "tie_key := item_id)")),
-           note="ties broken by item_id descending (trec_eval order)"),
-    System("ndcg full depth", "project", None,
-           _sql(_PER_QUERY.format(expr="ndcg(rel, -score)")),
-           note="k NULL: whole ranking; compare with the sorted-lists floor"),
-    System("ndcg_report@10", "project", KEY,
-           _sql(f"SELECT avg(ndcg) FROM ndcg_report('rankings', 'events', k := {K})"),
-           note="from raw events; positions follow the trec_eval order"),
-    System("portable SQL@10", "project", AVERAGE, _portable,
-           note="duckdb_ndcg.portable.to_sql('ndcg', 'duckdb', ...) run on DuckDB"),
-    System("floor: column scan", "floor", None,
-           _sql("SELECT count(*) + sum(query_id) + sum(item_id) + sum(score) + sum(rel) "
-                "FROM judged"),
-           note="read the four columns"),
-    System("floor: top-k", "floor", None,
-           _sql(f"SELECT sum(list_sum(a)) + sum(list_sum(b)) FROM (SELECT query_id, "
-                f"max_by(rel, score, {K}) AS a, max(rel, {K}) AS b FROM judged GROUP BY query_id)"),
-           note="top-10 grades by score and top-10 grades per query"),
-    System("floor: sorted lists", "floor", None,
-           _sql("SELECT sum(list_sum(l)) FROM (SELECT query_id, list(rel ORDER BY score DESC) "
-                "AS l FROM judged GROUP BY query_id)"),
-           note="each query's whole list of grades sorted by score"),
-    System("floor: report join", "floor", None,
-           _sql("SELECT sum(d) FROM (SELECT r.query_id, "
-                "sum(coalesce(g.grade, 0) / log2(r.position + 1)) AS d FROM rankings r "
-                f"LEFT JOIN (SELECT query_id, item_id, max({_GRADE}) AS grade FROM events "
-                "GROUP BY ALL) g USING (query_id, item_id) GROUP BY r.query_id)"),
-           note="events -> grades, joined to rankings, summed per query"),
+    System(
+        "ndcg@10",
+        "project",
+        AVERAGE,
+        _sql(_PER_QUERY.format(expr=f"ndcg(rel, -score, {K})")),
+        note="ndcg(rel, -score, 10) grouped by query; ties averaged",
+    ),
+    System(
+        "ndcg@10 ties=key",
+        "project",
+        KEY,
+        _sql(_PER_QUERY.format(expr=f"ndcg(rel, -score, {K}, ties := 'key', tie_key := item_id)")),
+        note="ties broken by item_id descending (trec_eval order)",
+    ),
+    System(
+        "ndcg full depth",
+        "project",
+        None,
+        _sql(_PER_QUERY.format(expr="ndcg(rel, -score)")),
+        note="k NULL: whole ranking; compare with the sorted-lists floor",
+    ),
+    System(
+        "ndcg_report@10",
+        "project",
+        KEY,
+        _sql(f"SELECT avg(ndcg) FROM ndcg_report('rankings', 'events', k := {K})"),
+        note="from raw events; positions follow the trec_eval order",
+    ),
+    System(
+        "portable SQL@10",
+        "project",
+        AVERAGE,
+        _portable,
+        note="duckdb_ndcg.portable.to_sql('ndcg', 'duckdb', ...) run on DuckDB",
+    ),
+    System(
+        "floor: column scan",
+        "floor",
+        None,
+        _sql("SELECT count(*) + sum(query_id) + sum(item_id) + sum(score) + sum(rel) FROM judged"),
+        note="read the four columns",
+    ),
+    System(
+        "floor: top-k",
+        "floor",
+        None,
+        _sql(
+            f"SELECT sum(list_sum(a)) + sum(list_sum(b)) FROM (SELECT query_id, "
+            f"max_by(rel, score, {K}) AS a, max(rel, {K}) AS b FROM judged GROUP BY query_id)"
+        ),
+        note="top-10 grades by score and top-10 grades per query",
+    ),
+    System(
+        "floor: sorted lists",
+        "floor",
+        None,
+        _sql(
+            "SELECT sum(list_sum(l)) FROM (SELECT query_id, list(rel ORDER BY score DESC) "
+            "AS l FROM judged GROUP BY query_id)"
+        ),
+        note="each query's whole list of grades sorted by score",
+    ),
+    System(
+        "floor: report join",
+        "floor",
+        None,
+        _sql(
+            "SELECT sum(d) FROM (SELECT r.query_id, "
+            "sum(coalesce(g.grade, 0) / log2(r.position + 1)) AS d FROM rankings r "
+            f"LEFT JOIN (SELECT query_id, item_id, max({_GRADE}) AS grade FROM events "
+            "GROUP BY ALL) g USING (query_id, item_id) GROUP BY r.query_id)"
+        ),
+        note="events -> grades, joined to rankings, summed per query",
+    ),
     System("polars", "peer", KEY, _polars, note="lazy scan, top_k_by per query"),
     System("numpy", "peer", KEY, _numpy, note="lexsort + reduceat"),
     System("pandas", "peer", KEY, _pandas, note="sort_values + groupby cumcount"),
-    System("scikit-learn", "peer", AVERAGE, _sklearn,
-           note="ndcg_score batched by equal-length groups; ties averaged"),
-    System("pytrec_eval", "peer", KEY, _pytrec_eval, max_rows=10_000_000,
-           note="ndcg_cut.10; dicts of str ids built in the timing"),
-    System("ranx", "peer", KEY, _ranx, max_rows=10_000_000,
-           note="Qrels/Run.from_df + evaluate; numba JIT (cached) included; tie-free score key"),
+    System(
+        "scikit-learn",
+        "peer",
+        AVERAGE,
+        _sklearn,
+        note="ndcg_score batched by equal-length groups; ties averaged",
+    ),
+    System(
+        "pytrec_eval",
+        "peer",
+        KEY,
+        _pytrec_eval,
+        max_rows=10_000_000,
+        note="ndcg_cut.10; dicts of str ids built in the timing",
+    ),
+    System(
+        "ranx",
+        "peer",
+        KEY,
+        _ranx,
+        max_rows=10_000_000,
+        note="Qrels/Run.from_df + evaluate; numba JIT (cached) included; tie-free score key",
+    ),
 ]
 BY_NAME = {s.name: s for s in SYSTEMS}
 REFERENCE = {AVERAGE: "ndcg@10", KEY: "ndcg@10 ties=key"}
@@ -364,8 +425,15 @@ def measure(name: str, rows: int, memory_limit: str | None, timeout: float) -> d
     if memory_limit:
         cmd += ["--memory-limit", memory_limit]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              env=_child_env(), cwd=HERE.parent, check=False)
+        done = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=_child_env(),
+            cwd=HERE.parent,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
     if done.returncode != 0:
@@ -394,11 +462,14 @@ def machine() -> dict[str, str]:
 
 
 def _blas_kernel() -> str:
-    code = ("from threadpoolctl import threadpool_info; import numpy; "
-            "print(', '.join(f\"{i['internal_api']} {i.get('architecture')}\" "
-            "for i in threadpool_info()))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=_child_env(), check=False)
+    code = (
+        "from threadpoolctl import threadpool_info; import numpy; "
+        "print(', '.join(f\"{i['internal_api']} {i.get('architecture')}\" "
+        "for i in threadpool_info()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_child_env(), check=False
+    )
     return done.stdout.strip() or "unknown"
 
 
@@ -406,8 +477,9 @@ def _fmt(x: float | None, spec: str) -> str:
     return "—" if x is None or math.isnan(x) else format(x, spec)
 
 
-def table(rows: int, results: dict[str, dict], reps: int, command: str,
-          memory_limit: str | None) -> str:
+def table(
+    rows: int, results: dict[str, dict], reps: int, command: str, memory_limit: str | None
+) -> str:
     """The Markdown report of one run."""
 
     def med(name: str) -> float | None:
@@ -428,8 +500,10 @@ def table(rows: int, results: dict[str, dict], reps: int, command: str,
         f"The children run without {' and '.join(BLAS_VARS)} (unset for this command only)."
         + (f" DuckDB `memory_limit = '{memory_limit}'`." if memory_limit else ""),
         "",
-        ("| system | kind | rows | median s | x ndcg@10 | x top-k floor | peak RSS MiB "
-        "| mean NDCG@10 | check | note |"),
+        (
+            "| system | kind | rows | median s | x ndcg@10 | x top-k floor | peak RSS MiB "
+            "| mean NDCG@10 | check | note |"
+        ),
         "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for s in SYSTEMS:
@@ -437,8 +511,9 @@ def table(rows: int, results: dict[str, dict], reps: int, command: str,
         if r is None:
             continue
         if "median" not in r:
-            lines.append(f"| {s.name} | {s.kind} | {rows:,} | — | — | — | — | — | "
-                         f"{r['error']} | {s.note} |")
+            lines.append(
+                f"| {s.name} | {s.kind} | {rows:,} | — | — | — | — | — | {r['error']} | {s.note} |"
+            )
             continue
         m = r["median"]
         lines.append(
@@ -449,14 +524,16 @@ def table(rows: int, results: dict[str, dict], reps: int, command: str,
         )
     lines += [
         "",
-        ("Check: each NDCG@10 mean is compared with the project's under the same tie convention, "
-        f"to {TOLERANCE:g}. `average` (scikit-learn, the project default): tied scores share "
-        "the mean gain of their tie group. `key` (trec_eval): equal scores are ordered by item_id "
-        "descending; pytrec_eval compares document ids as text, which equals numeric order "
-        "because every item_id has six digits; ranx orders equal scores arbitrarily (numba "
-        "argsort, not stable), so it gets the tie-free score round(1000 score) * 1e6 + item_id, "
-        "which orders exactly like trec_eval; polars, numpy, pandas and ndcg_report (its positions "
-        "were generated in that order) use that order. Full depth and the floors have no peer."),
+        (
+            "Check: each NDCG@10 mean is compared with the project's under the same tie convention, "
+            f"to {TOLERANCE:g}. `average` (scikit-learn, the project default): tied scores share "
+            "the mean gain of their tie group. `key` (trec_eval): equal scores are ordered by item_id "
+            "descending; pytrec_eval compares document ids as text, which equals numeric order "
+            "because every item_id has six digits; ranx orders equal scores arbitrarily (numba "
+            "argsort, not stable), so it gets the tie-free score round(1000 score) * 1e6 + item_id, "
+            "which orders exactly like trec_eval; polars, numpy, pandas and ndcg_report (its positions "
+            "were generated in that order) use that order. Full depth and the floors have no peer."
+        ),
         "",
     ]
     return "\n".join(lines)
@@ -475,12 +552,18 @@ def _check(results: dict[str, dict]) -> None:
         else:
             diff = abs(r["mean"] - ref)
             ok = diff <= TOLERANCE
-            r["check"] = (f"{s.convention}: ok" if ok else
-                          f"{s.convention}: DIFFERS by {diff:.3g}")
+            r["check"] = f"{s.convention}: ok" if ok else f"{s.convention}: DIFFERS by {diff:.3g}"
 
 
-def bench(rows: int, names: list[str], reps: int, memory_limit: str | None, timeout: float,
-          out: Path | None, command: str) -> dict[str, dict]:
+def bench(
+    rows: int,
+    names: list[str],
+    reps: int,
+    memory_limit: str | None,
+    timeout: float,
+    out: Path | None,
+    command: str,
+) -> dict[str, dict]:
     paths = _paths(rows)
     missing = [str(p) for p in paths.values() if not p.exists()]
     if missing:
@@ -520,8 +603,9 @@ def bench(rows: int, names: list[str], reps: int, memory_limit: str | None, time
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(report, encoding="utf-8")
         out.with_suffix(".json").write_text(
-            json.dumps({"rows": rows, "memory_limit": memory_limit, "results": results},
-                       indent=1), encoding="utf-8")
+            json.dumps({"rows": rows, "memory_limit": memory_limit, "results": results}, indent=1),
+            encoding="utf-8",
+        )
     return results
 
 
@@ -534,17 +618,24 @@ def growth(out: Path) -> str:
             runs[saved["rows"]] = saved["results"]
     sizes = sorted(runs)
     head = " | ".join(f"{n:,} rows s" for n in sizes)
-    lines = [f"# How time grows with rows (median seconds, mean NDCG@{K})", "",
-             ("From the saved `results/<rows>.json` of `run.py`; each column is its own run "
-             "(compare ratios within a column, absolute seconds across columns only roughly)."),
-             "", f"| system | {head} | growth per 10x rows |",
-             "|---|" + "---:|" * (len(sizes) + 1)]
+    lines = [
+        f"# How time grows with rows (median seconds, mean NDCG@{K})",
+        "",
+        (
+            "From the saved `results/<rows>.json` of `run.py`; each column is its own run "
+            "(compare ratios within a column, absolute seconds across columns only roughly)."
+        ),
+        "",
+        f"| system | {head} | growth per 10x rows |",
+        "|---|" + "---:|" * (len(sizes) + 1),
+    ]
     for s in SYSTEMS:
         cells, meds = [], []
         for n in sizes:
             r = runs[n].get(s.name, {})
-            cells.append(_fmt(r.get("median"), ".3f") if "median" in r else
-                         (r.get("error", "not run")))
+            cells.append(
+                _fmt(r.get("median"), ".3f") if "median" in r else (r.get("error", "not run"))
+            )
             meds.append((n, r.get("median")))
         pairs = [(a, b) for a, b in itertools.pairwise(meds) if a[1] and b[1]]
         steps = ", ".join(f"{b[1] / a[1]:.1f}x" for a, b in pairs) or "—"
@@ -558,13 +649,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--systems", nargs="+", default=[s.name for s in SYSTEMS],
-                        metavar="NAME", help="names from the table (default: all)")
+    parser.add_argument(
+        "--systems",
+        nargs="+",
+        default=[s.name for s in SYSTEMS],
+        metavar="NAME",
+        help="names from the table (default: all)",
+    )
     parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit, e.g. 1GB")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per measurement")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="Markdown file (default results/<rows>.md, or "
-                             "results/<rows>-<limit>.md with --memory-limit)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="Markdown file (default results/<rows>.md, or "
+        "results/<rows>-<limit>.md with --memory-limit)",
+    )
     parser.add_argument("--no-save", action="store_true", help="print only")
     parser.add_argument("--growth", action="store_true", help="write results/growth.md")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
