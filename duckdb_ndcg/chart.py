@@ -46,11 +46,11 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
         return _TOP + (1 - v) * plot_h
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
-        f'viewBox="0 0 {_W} {_H}" font-family="Helvetica, Arial, sans-serif" font-size="13">',
+        (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
+         f'viewBox="0 0 {_W} {_H}" font-family="Helvetica, Arial, sans-serif" font-size="13">'),
         f'<rect width="{_W}" height="{_H}" fill="white"/>',
-        f'<text x="{_W / 2 - _RIGHT / 2}" y="28" text-anchor="middle" font-size="17" '
-        f'font-weight="bold">{escape(title)}</text>',
+        (f'<text x="{_W / 2 - _RIGHT / 2}" y="28" text-anchor="middle" font-size="17" '
+         f'font-weight="bold">{escape(title)}</text>'),
     ]
     for tick in range(11):
         v = tick / 10

@@ -115,7 +115,10 @@ def _cell(value: object) -> str:
 def _evaluate(args: argparse.Namespace) -> None:
     if args.db and not Path(args.db).is_file():
         raise UsageError(f"--db {args.db} does not exist")
-    con = duckdb.connect(args.db, read_only=True) if args.db else duckdb.connect()
+    con = duckdb.connect()
+    if args.db:  # read-only: the report's temporary views and macros live in memory
+        con.execute("ATTACH ? AS ndcg_source (READ_ONLY)", [args.db])
+        con.execute("SET search_path = 'memory.main,ndcg_source.main'")
     con.execute("SET enable_progress_bar = true")
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
     with warnings.catch_warnings(record=True) as caught:
@@ -244,6 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _demo(args)
     except (UsageError, ValueError, duckdb.Error, OSError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        if args.command == "evaluate":  # the SQL sees the inputs as views: name them as typed
+            message = message.replace("_ndcg_input_rankings", args.rankings)
+            message = message.replace("_ndcg_input_events", args.events)
         print(f"duckdb-ndcg {args.command}: {message}", file=sys.stderr)
         return 2
     return 0
