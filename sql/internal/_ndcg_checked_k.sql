@@ -1,8 +1,10 @@
 -- _ndcg_checked_k(k): k itself when it is NULL or a positive whole number, else an error (internal).
+-- NaN, infinity and text that is not a number are errors too, naming k.
 CREATE OR REPLACE MACRO _ndcg_checked_k(k) AS
 CASE
     WHEN k IS NULL THEN NULL::BIGINT
-    WHEN k::DOUBLE <= 0 OR k::DOUBLE <> floor(k::DOUBLE) THEN
+    WHEN TRY_CAST(k AS DOUBLE) IS NULL OR isnan(TRY_CAST(k AS DOUBLE)) OR isinf(TRY_CAST(k AS DOUBLE))
+         OR k::DOUBLE <= 0 OR k::DOUBLE <> floor(k::DOUBLE) THEN
         error('duckdb_ndcg: k must be a positive whole number or NULL, got ' || k::VARCHAR)
     ELSE k::BIGINT
 END;
