@@ -168,7 +168,8 @@ def _sql(args: argparse.Namespace) -> None:
 
 
 def _demo(args: argparse.Namespace) -> None:
-    con = register(duckdb.connect(args.keep) if args.keep else duckdb.connect())
+    con = duckdb.connect(args.keep) if args.keep else duckdb.connect()
+    register(con, temporary=not args.keep)  # --keep persists the macros with the tables
     demo.generate(con, queries=args.queries, seed=args.seed)
     k = args.k
     if k < 1:

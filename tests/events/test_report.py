@@ -8,8 +8,8 @@ import duckdb
 import pytest
 import pytrec_eval
 
-from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg import demo
+from duckdb_ndcg.evaluate import evaluate
 
 GRADE = {"impression": 0, "view": 0, "click": 1, "add_to_cart": 2, "cart": 2, "purchase": 3}
 
