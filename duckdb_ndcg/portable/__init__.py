@@ -1,0 +1,101 @@
+"""Portable SQL: the metrics of the DuckDB macros as one window-function statement per engine,
+built as a sqlglot expression tree and printed for the target dialect.
+
+Example::
+
+    from duckdb_ndcg.portable import to_sql
+    print(to_sql("ndcg", "postgres", table="judged_run", k=[5, 10]))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from numbers import Real
+
+from duckdb_ndcg.portable._dialects import DIALECTS
+from duckdb_ndcg.portable._dialects import normalize as _normalize
+from duckdb_ndcg.portable._events import DEFAULT_EVENT_GRADES, events_to_sql
+from duckdb_ndcg.portable._metrics import (
+    METRICS,
+    Builder,
+    Columns,
+    Options,
+    check_functions,
+    column_name,
+    cutoffs,
+    metric_names,
+    table_expression,
+    validate,
+)
+
+__all__ = ["DEFAULT_EVENT_GRADES", "DIALECTS", "METRICS", "column_name", "events_to_sql", "to_sql"]
+
+
+def to_sql(
+    metric: str | Sequence[str],
+    dialect: str,
+    *,
+    table: str | Sequence[str],
+    k: int | None | Sequence[int | None] = None,
+    gain: str | Mapping[Real, Real] = "linear",
+    ties: str = "average",
+    tie_key: str | None = None,
+    log_base: Real = 2,
+    empty_ideal: Real | None = 0.0,
+    clamp_k: bool = False,
+    full_ideal: bool = False,
+    threshold: Real = 1,
+    negative: str = "error",
+    query_col: str = "query_id",
+    item_col: str = "item_id",
+    rel_col: str = "rel",
+    rnk_col: str = "rnk",
+    pretty: bool = False,
+) -> str:
+    """One SQL statement computing `metric` per query on `dialect`, from `table` read like the
+    aggregate macros (NULL rnk = judged, not returned; NULL rel = unjudged).
+
+    Conventions are the macros' (k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
+    full_ideal, threshold, negative). The result has `query_id` and one column: the metric's name
+    when `metric` and `k` are single values, else `column_name(metric, k)` for each metric and
+    cutoff (`ndcg_at_10`, `precision_at_5`; `ndcg` for k None). Bad grades (negative, not in a
+    gain map) and missing tie keys raise an engine error, as the macros do.
+
+    Example::
+
+        to_sql("ndcg", "spark", table="runs", k=10, gain="exponential")
+        # duckdb-ndcg sql --dialect spark --metric ndcg --k 10 --table runs
+    """
+    name = _normalize(dialect)
+    metrics = metric_names(metric)
+    ks = cutoffs(k)
+    opts = Options(
+        gain=gain,
+        ties=ties,
+        tie_key=tie_key,
+        log_base=log_base,
+        empty_ideal=empty_ideal,
+        clamp_k=clamp_k,
+        full_ideal=full_ideal,
+        threshold=threshold,
+        negative=negative,
+    )
+    validate(metrics, opts)
+    for label, value in (
+        ("query_col", query_col),
+        ("item_col", item_col),
+        ("rel_col", rel_col),
+        ("rnk_col", rnk_col),
+    ):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{label} must be a non-empty column name; got {value!r}")
+    labels = (
+        not isinstance(metric, str)
+        or len(ks) > 1
+        or (isinstance(k, Sequence) and not isinstance(k, str))
+    )
+    query = Builder(name, metrics, ks, opts).build(
+        table_expression(table), Columns(query_col, item_col, rel_col, rnk_col), labels=labels
+    )
+    check_functions(query, name)
+    return query.sql(dialect=name, pretty=pretty)

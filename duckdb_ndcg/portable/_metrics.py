@@ -1,0 +1,481 @@
+"""`to_sql`: the per-query metrics of the core aggregates as one window-function statement."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Real
+
+from sqlglot import exp
+
+from duckdb_ndcg.portable import _dialects
+from duckdb_ndcg.portable._sql import (
+    case,
+    coalesce,
+    col,
+    concat,
+    div,
+    double,
+    eq,
+    ident,
+    ln,
+    null_double,
+    nullif,
+    number,
+)
+
+GAIN_METRICS = ("ndcg", "dcg", "idcg", "cg")
+FAMILY_METRICS = (
+    "precision_at_k",
+    "recall_at_k",
+    "hit_rate",
+    "reciprocal_rank",
+    "average_precision",
+)
+METRICS = GAIN_METRICS + FAMILY_METRICS
+_ALIASES = {"precision": "precision_at_k", "recall": "recall_at_k"}
+# Family metrics whose value depends on the order of tied rank keys (the macros raise there).
+_ORDER_DEPENDENT = ("hit_rate", "reciprocal_rank", "average_precision")
+
+K = int | None
+
+
+@dataclass(frozen=True)
+class Options:
+    """Validated conventions of one statement (see to_sql)."""
+
+    gain: str | Mapping[Real, Real]
+    ties: str
+    tie_key: str | None
+    log_base: Real
+    empty_ideal: Real | None
+    clamp_k: bool
+    full_ideal: bool
+    threshold: Real
+    negative: str
+
+
+@dataclass(frozen=True)
+class Columns:
+    query: str
+    item: str
+    rel: str
+    rnk: str
+
+
+def metric_names(metric: str | Sequence[str]) -> list[str]:
+    names = [metric] if isinstance(metric, str) else list(metric)
+    if not names:
+        raise ValueError("metric must name at least one metric")
+    out = []
+    for name in names:
+        canonical = _ALIASES.get(name, name) if isinstance(name, str) else name
+        if canonical not in METRICS:
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
+        out.append(canonical)
+    if len(set(out)) < len(out):
+        raise ValueError(f"metric lists a metric twice: {names!r}")
+    return out
+
+
+def cutoffs(k: K | Sequence[K]) -> list[K]:
+    ks = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
+    if not ks:
+        raise ValueError("k must be a positive whole number, None, or a non-empty sequence of them")
+    for value in ks:
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value <= 0
+        ):
+            raise ValueError(f"k must be a positive whole number or None; got {value!r}")
+    if len(set(ks)) < len(ks):
+        raise ValueError(f"k lists a cutoff twice: {ks!r}")
+    return ks
+
+
+def column_name(metric: str, k: K) -> str:
+    """The result column of metric@k in multi-column statements: `ndcg_at_10`, `precision_at_5`,
+    `ndcg` for k None (letters, digits and '_' only, so valid on every engine)."""
+    stem = metric.removesuffix("_at_k")
+    return stem if k is None else f"{stem}_at_{k}"
+
+
+def validate(metrics: list[str], opts: Options) -> None:
+    """ValueError for a bad convention, or one given to metrics that do not use it."""
+    gain = opts.gain
+    if isinstance(gain, Mapping):
+        if not gain:
+            raise ValueError("gain mapping must not be empty")
+        for grade, value in gain.items():
+            number(grade), number(value)
+    elif gain not in ("linear", "exponential"):
+        raise ValueError(
+            f"gain must be 'linear', 'exponential' or a dict grade -> gain; got {gain!r}"
+        )
+    if opts.ties not in ("average", "key"):
+        raise ValueError(f"ties must be 'average' or 'key'; got {opts.ties!r}")
+    if opts.ties == "key" and not isinstance(opts.tie_key, str):
+        raise ValueError("ties='key' needs tie_key=<column name>")
+    if opts.ties == "average" and opts.tie_key is not None:
+        raise ValueError("tie_key is used only with ties='key'")
+    if isinstance(opts.log_base, bool) or not isinstance(opts.log_base, Real) or opts.log_base <= 1:
+        raise ValueError(f"log_base must be a number greater than 1; got {opts.log_base!r}")
+    number(opts.log_base)
+    if opts.empty_ideal is not None:
+        number(opts.empty_ideal)
+    number(opts.threshold)
+    if opts.negative not in ("error", "zero"):
+        raise ValueError(f"negative must be 'error' or 'zero'; got {opts.negative!r}")
+    for flag in ("clamp_k", "full_ideal"):
+        if not isinstance(getattr(opts, flag), bool):
+            # ValueError for every bad argument, as the rest of the API (STYLE.md).
+            raise ValueError(f"{flag} must be True or False; got {getattr(opts, flag)!r}")  # noqa: TRY004
+    used = {
+        "gain": (opts.gain != "linear", ("ndcg", "dcg", "idcg", "cg")),
+        "log_base": (opts.log_base != 2, ("ndcg", "dcg", "idcg")),
+        "negative": (opts.negative != "error", GAIN_METRICS),
+        "empty_ideal": (opts.empty_ideal != 0.0, ("ndcg",)),
+        "clamp_k": (opts.clamp_k, ("ndcg",)),
+        "full_ideal": (opts.full_ideal, ("ndcg",)),
+        "threshold": (opts.threshold != 1, FAMILY_METRICS),
+        "ties": (opts.ties != "average", tuple(m for m in METRICS if m != "idcg")),
+    }
+    for name, (given, users) in used.items():
+        if given and not set(metrics) & set(users):
+            raise ValueError(f"{name} applies only to {', '.join(users)}; metric is {metrics!r}")
+
+
+class Builder:
+    """Builds the statement for one dialect: CTEs `_src` (per-row gains and flags), `_pos`
+    (positions from row_number/rank windows) and `_tie` (tie-group means, running counts), then one
+    GROUP BY query_id."""
+
+    def __init__(self, dialect: str, metrics: list[str], ks: list[K], opts: Options) -> None:
+        self.dialect = dialect
+        self.metrics = metrics
+        self.ks = ks
+        self.opts = opts
+        self.gains = bool(set(metrics) & set(GAIN_METRICS))
+        self.family = bool(set(metrics) & set(FAMILY_METRICS))
+
+    # -- per-row expressions ---------------------------------------------------------------
+    def _raise(
+        self,
+        cond: exp.Expression,
+        message: exp.Expression,
+        value: exp.Expression,
+        type_: str = "DOUBLE",
+    ) -> exp.Expression:
+        return _dialects.raise_if(self.dialect, cond, message, value, type_)
+
+    def _raiser(
+        self, cond: exp.Expression, message: exp.Expression, type_: str = "DOUBLE"
+    ) -> exp.Expression:
+        return _dialects.raiser(self.dialect, cond, message, type_)
+
+    def gain(self) -> exp.Expression:
+        rel = col("_rel")
+        opts = self.opts
+        if isinstance(opts.gain, Mapping):
+            ifs = [
+                (eq(double(rel.copy()), double(number(g))), double(number(v)))
+                for g, v in opts.gain.items()
+            ]
+            unknown = exp.not_(exp.paren(exp.or_(*[c.copy() for c, _ in ifs]), copy=False))
+            graded = case(
+                *ifs,
+                (
+                    unknown,
+                    self._raiser(
+                        unknown, concat("duckdb_ndcg: grade not in the gain map: ", rel.copy())
+                    ),
+                ),
+            )
+        elif opts.gain == "exponential":
+            graded = exp.Sub(
+                this=exp.Pow(this=double(2), expression=double(rel.copy())), expression=double(1)
+            )
+        else:
+            graded = double(rel.copy())
+        negative = exp.LT(this=rel.copy(), expression=number(0))
+        if opts.negative == "zero":
+            below = double(0)
+        else:
+            below = self._raiser(
+                negative.copy(),
+                concat(
+                    "duckdb_ndcg: negative grade (pass negative='zero' to give it gain 0): ",
+                    rel.copy(),
+                ),
+            )
+        return case(
+            (exp.Is(this=rel.copy(), expression=exp.null()), double(0)),
+            (negative, below),
+            default=graded,
+        )
+
+    def source(self, table: exp.Expression, columns: Columns) -> exp.Select:
+        """_src: the user's columns under internal names, the gain and the relevance flag."""
+        returned = case(
+            (exp.Is(this=col(columns.rnk), expression=exp.null()), number(0)), default=number(1)
+        )
+        if self.opts.ties == "key":
+            # A returned row without a tie key would sort arbitrarily: the macros raise there.
+            returned = case(
+                (exp.Is(this=col(columns.rnk), expression=exp.null()), number(0)),
+                (
+                    exp.Is(this=col(self.opts.tie_key), expression=exp.null()),
+                    self._raiser(
+                        exp.Is(this=col(self.opts.tie_key), expression=exp.null()),
+                        concat(
+                            "duckdb_ndcg: ties='key' needs a non-NULL tie key; query ",
+                            col(columns.query),
+                        ),
+                        "BIGINT",
+                    ),
+                ),
+                default=number(1),
+            )
+        projections = [
+            exp.alias_(col(columns.query), ident("_q")),
+            exp.alias_(col(columns.rel), ident("_rel")),
+            exp.alias_(col(columns.rnk), ident("_rnk")),
+            exp.alias_(returned, ident("_ret")),
+            exp.alias_(
+                case(
+                    (exp.Is(this=col(columns.rel), expression=exp.null()), number(0)),
+                    default=number(1),
+                ),
+                ident("_jud"),
+            ),
+        ]
+        if self.opts.ties == "key":
+            projections.append(exp.alias_(col(self.opts.tie_key), ident("_tk")))
+        select = exp.select(*projections).from_(table)
+        inner = exp.select("*").from_(select.subquery(ident("_s")))
+        extra = []
+        if self.gains:
+            extra.append(exp.alias_(self.gain(), ident("_g")))
+        if self.family:
+            extra.append(
+                exp.alias_(
+                    case(
+                        (exp.Is(this=col("_rel"), expression=exp.null()), number(0)),
+                        (
+                            exp.GTE(this=col("_rel"), expression=number(self.opts.threshold)),
+                            number(1),
+                        ),
+                        default=number(0),
+                    ),
+                    ident("_h"),
+                )
+            )
+        return inner.select(*extra, append=True) if extra else inner
+
+    def _order(self, column: str, desc: bool) -> exp.Ordered:
+        # Every ORDER BY key is non-NULL within its partition (returned rows, judged rows), so the
+        # dialect's default NULL placement is used and no NULLS FIRST/LAST is printed.
+        first = _dialects.default_nulls_first(self.dialect, desc)
+        return exp.Ordered(this=col(column), desc=desc, nulls_first=first)
+
+    def _window(
+        self,
+        func: exp.Expression,
+        partition: list[str],
+        order: list[tuple[str, bool]] | None = None,
+        running: bool = False,
+    ) -> exp.Window:
+        spec = (
+            exp.WindowSpec(
+                kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"
+            )
+            if running
+            else None
+        )
+        return exp.Window(
+            this=func,
+            partition_by=[col(c) for c in partition],
+            order=exp.Order(expressions=[self._order(c, d) for c, d in order]) if order else None,
+            spec=spec,
+        )
+
+    def positions(self) -> exp.Select:
+        """_pos: position among returned rows, tie-group start, ideal position, rows returned."""
+        rank_order = [("_rnk", False)] + ([("_tk", True)] if self.opts.ties == "key" else [])
+        projections = [
+            exp.alias_(self._window(exp.RowNumber(), ["_q", "_ret"], rank_order), ident("_p")),
+            exp.alias_(self._window(exp.Rank(), ["_q", "_ret"], [("_rnk", False)]), ident("_grp")),
+            exp.alias_(self._window(exp.Count(this=col("_rnk")), ["_q"]), ident("_n")),
+        ]
+        if self.gains:
+            projections.append(
+                exp.alias_(
+                    self._window(exp.RowNumber(), ["_q", "_jud"], [("_g", True)]), ident("_ip")
+                )
+            )
+        return exp.select("*", *projections).from_(exp.to_table(ident("_src")))
+
+    def ties(self) -> exp.Select:
+        """_tie: the mean gain/relevance of each tie group, its size, the running relevant count."""
+        group = ["_q", "_ret", "_grp"]
+        projections = [exp.alias_(self._window(exp.Count(this=exp.Star()), group), ident("_gn"))]
+        if self.gains:
+            projections.append(
+                exp.alias_(self._window(exp.Avg(this=col("_g")), group), ident("_ga"))
+            )
+        if self.family:
+            projections.append(
+                exp.alias_(self._window(exp.Avg(this=double(col("_h"))), group), ident("_ha"))
+            )
+            projections.append(
+                exp.alias_(
+                    self._window(
+                        exp.Sum(this=col("_h")), ["_q", "_ret"], [("_p", False)], running=True
+                    ),
+                    ident("_j"),
+                )
+            )
+        return exp.select("*", *projections).from_(exp.to_table(ident("_pos")))
+
+    # -- aggregates ------------------------------------------------------------------------
+    @staticmethod
+    def _within(k: K, *conds: exp.Expression) -> exp.Expression:
+        parts = [eq(col("_ret"), number(1))]
+        if k is not None:
+            parts.append(exp.LTE(this=col("_p"), expression=number(k)))
+        return exp.and_(*parts, *conds)
+
+    def _discount(self, position: str) -> exp.Expression:
+        """log_base(position + 1) as LN(x) / LN(base): no engine's LOG argument order involved."""
+        return div(
+            ln(exp.Add(this=double(col(position)), expression=double(1))),
+            ln(double(number(self.opts.log_base))),
+        )
+
+    def _sum0(self, term: exp.Expression) -> exp.Expression:
+        return coalesce(exp.Sum(this=term), double(0))
+
+    def ranked_sum(self, k: K, discounted: bool, value: str) -> exp.Expression:
+        """DCG/CG of the returned rows cut at k (value `_g`/`_h`, or its tie-group mean)."""
+        term = col(value)
+        if self.opts.ties == "average":
+            term = col({"_g": "_ga", "_h": "_ha"}[value])
+        if discounted:
+            term = div(term, self._discount("_p"))
+        else:
+            term = double(term)
+        return self._sum0(case((self._within(k), term)))
+
+    def ideal(self, cut: exp.Expression | None) -> exp.Expression:
+        conds = [eq(col("_jud"), number(1))]
+        if cut is not None:
+            conds.append(exp.LTE(this=col("_ip"), expression=cut))
+        return self._sum0(case((exp.and_(*conds), div(col("_g"), self._discount("_ip")))))
+
+    def ndcg_cut(self, k: K) -> exp.Expression | None:
+        opts = self.opts
+        if k is not None and opts.clamp_k:
+            return case(
+                (exp.LT(this=col("_n"), expression=number(k)), col("_n")), default=number(k)
+            )
+        if k is not None:
+            return number(k)
+        return None if opts.full_ideal else col("_n")
+
+    def _tie_guard(self, metric: str, k: K, value: exp.Expression) -> exp.Expression:
+        """The macros' error for order-dependent metrics when rank keys tie within the first
+        k + 1 returned rows (a tie group starting at position <= k)."""
+        if self.opts.ties == "key" or metric not in _ORDER_DEPENDENT:
+            return value
+        conds = [exp.GT(this=col("_gn"), expression=number(1))]
+        if k is not None:
+            conds.append(exp.LTE(this=col("_grp"), expression=number(k)))
+        flag = exp.Max(
+            this=case((exp.and_(eq(col("_ret"), number(1)), *conds), number(1)), default=number(0))
+        )
+        message = concat(
+            f"duckdb_ndcg: {metric} depends on the order of tied rank keys; pass "
+            "ties='key', tie_key=<item column>; query ",
+            col("_q"),
+        )
+        return self._raise(eq(flag, number(1)), message, value)
+
+    def metric(self, metric: str, k: K) -> exp.Expression:
+        opts = self.opts
+        if metric == "dcg":
+            return self.ranked_sum(k, True, "_g")
+        if metric == "cg":
+            return self.ranked_sum(k, False, "_g")
+        if metric == "idcg":
+            return self.ideal(None if k is None else number(k))
+        if metric == "ndcg":
+            empty = null_double() if opts.empty_ideal is None else double(opts.empty_ideal)
+            return coalesce(
+                div(
+                    self.ranked_sum(k, True, "_g"), nullif(self.ideal(self.ndcg_cut(k)), double(0))
+                ),
+                empty,
+            )
+        relevant = exp.Sum(this=col("_h"))
+        hit = eq(col("_h"), number(1))
+        if metric == "precision_at_k":
+            denominator = number(k) if k is not None else exp.Count(this=col("_rnk"))
+            value = div(self.ranked_sum(k, False, "_h"), nullif(denominator, number(0)))
+        elif metric == "recall_at_k":
+            value = div(self.ranked_sum(k, False, "_h"), nullif(relevant, number(0)))
+        elif metric == "hit_rate":
+            found = exp.Max(this=case((self._within(k, hit), number(1)), default=number(0)))
+            value = case((eq(found, number(1)), double(1)), default=double(0))
+        elif metric == "reciprocal_rank":
+            value = div(double(1), exp.Min(this=case((self._within(k, hit), col("_p")))))
+        else:  # average_precision
+            value = div(
+                exp.Sum(this=case((self._within(k, hit), div(double(col("_j")), col("_p"))))),
+                nullif(relevant, number(0)),
+            )
+        return self._tie_guard(metric, k, coalesce(value, double(0)))
+
+    def build(
+        self,
+        table: exp.Expression,
+        columns: Columns,
+        before: list[tuple[str, exp.Select]] = (),
+        labels: bool = False,
+    ) -> exp.Select:
+        outputs = [exp.alias_(col("_q"), ident("query_id"))]
+        for metric in self.metrics:
+            for k in self.ks:
+                name = column_name(metric, k) if labels else metric
+                outputs.append(exp.alias_(self.metric(metric, k), ident(name)))
+        query = exp.select(*outputs).from_(exp.to_table(ident("_tie"))).group_by(col("_q"))
+        ctes = [
+            *before,
+            ("_src", self.source(table, columns)),
+            ("_pos", self.positions()),
+            ("_tie", self.ties()),
+        ]
+        for name, body in ctes:
+            query = query.with_(ident(name), as_=body)
+        return query
+
+
+def table_expression(table: str | Sequence[str]) -> exp.Table:
+    """A quoted table reference: 'name', 'schema.name' (split at dots) or ('db', 'schema', 'name')."""
+    parts = table.split(".") if isinstance(table, str) else list(table)
+    if not parts or not all(isinstance(p, str) and p for p in parts) or len(parts) > 3:
+        raise ValueError(
+            f"table must be a name, 'schema.name', or a tuple of 1-3 names; got {table!r}"
+        )
+    names = [ident(p) for p in parts]
+    return exp.Table(
+        this=names[-1],
+        db=names[-2] if len(names) > 1 else None,
+        catalog=names[-3] if len(names) > 2 else None,
+    )
+
+
+def check_functions(query: exp.Expression, dialect: str) -> None:
+    """ValueError when the tree holds a function sqlglot would print unchecked for the dialect."""
+    allowed = _dialects.ALLOWED_ANONYMOUS[dialect]
+    for node in query.find_all(exp.Anonymous):
+        if node.name.lower() not in allowed:
+            raise ValueError(f"dialect {dialect!r} has no function {node.name!r}")

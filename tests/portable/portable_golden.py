@@ -1,0 +1,108 @@
+"""Golden data of the portable-SQL tests, loaded into every engine.
+
+golden (query_id, item_id, rel, rnk), DOUBLE grades and rank keys:
+  q1  a tie group at rnk 3 spanning positions 3-5 (straddles k = 4), an unjudged returned item
+      (rel NULL) and a judged item never returned (rnk NULL)
+  q2  returned items, none relevant (IDCG 0: empty_ideal)
+  q3  fractional grades, 2 returned items (k = 10 is larger than the list), one unreturned
+  q4  rank keys are negated scores, no ties
+  q5  nothing returned, two judged items
+  q6  a tie only at positions 3-4 (order-dependent metrics are fine for k <= 2)
+golden_int: q1, q2, q4-like rows with INTEGER grades and ranks (integer division/POWER traps).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+COLUMNS = [("query_id", "TEXT"), ("item_id", "TEXT"), ("rel", "DOUBLE"), ("rnk", "DOUBLE")]
+INT_COLUMNS = [("query_id", "TEXT"), ("item_id", "TEXT"), ("rel", "BIGINT"), ("rnk", "BIGINT")]
+
+GOLDEN: list[tuple[Any, ...]] = [
+    ("q1", "a", 3.0, 1.0),
+    ("q1", "b", 2.0, 2.0),
+    ("q1", "c", 3.0, 3.0),
+    ("q1", "d", 0.0, 3.0),
+    ("q1", "e", 1.0, 3.0),
+    ("q1", "f", None, 4.0),
+    ("q1", "g", 2.0, None),
+    ("q2", "a", 0.0, 1.0),
+    ("q2", "b", 0.0, 2.0),
+    ("q2", "c", None, 3.0),
+    ("q3", "a", 0.5, 1.0),
+    ("q3", "b", 2.5, 2.0),
+    ("q3", "c", 1.5, None),
+    ("q4", "a", 1.0, -0.9),
+    ("q4", "b", 0.0, -0.8),
+    ("q4", "c", 2.0, -0.7),
+    ("q4", "d", 1.0, -0.2),
+    ("q4", "e", 0.0, -0.1),
+    ("q5", "a", 1.0, None),
+    ("q5", "b", 2.0, None),
+    ("q6", "a", 0.0, 1.0),
+    ("q6", "b", 1.0, 2.0),
+    ("q6", "c", 1.0, 3.0),
+    ("q6", "d", 2.0, 3.0),
+]
+
+GOLDEN_INT: list[tuple[Any, ...]] = [
+    ("q1", "a", 3, 1),
+    ("q1", "b", 2, 2),
+    ("q1", "c", 3, 3),
+    ("q1", "d", 0, 4),
+    ("q1", "e", 1, 5),
+    ("q1", "f", None, 6),
+    ("q1", "g", 2, None),
+    ("q2", "a", 0, 1),
+    ("q2", "b", 0, 2),
+    ("q7", "a", 1, 10),
+    ("q7", "b", 0, 20),
+    ("q7", "c", 3, 30),
+    ("q7", "d", 1, None),
+]
+
+# Event pipeline: rankings (query_id, item_id, position) and events (query_id, item_id, event_type).
+RANKINGS: list[tuple[Any, ...]] = [
+    ("s1", "a", 1),
+    ("s1", "b", 2),
+    ("s1", "c", 3),
+    ("s1", "d", 4),
+    ("s2", "a", 1),
+    ("s2", "b", 2),
+    ("s2", "c", 3),
+    ("s3", "x", 1),
+    ("s3", "y", 2),
+]
+EVENTS: list[tuple[Any, ...]] = [
+    ("s1", "a", "impression"),
+    ("s1", "b", "click"),
+    ("s1", "b", "purchase"),
+    ("s1", "c", "view"),
+    ("s1", "d", "cart"),
+    ("s1", "e", "add_to_cart"),  # s1/e was never shown: ideal only
+    ("s2", "c", "click"),
+    ("s2", "c", "click"),
+    ("s2", "a", "impression"),
+    ("s4", "z", "purchase"),  # a query that was never ranked: NDCG 0
+]  # s3 has rankings but no events: IDCG 0, NDCG = empty_ideal
+
+TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[Any, ...]]]] = {
+    "golden": (COLUMNS, GOLDEN),
+    "golden_int": (INT_COLUMNS, GOLDEN_INT),
+    "rankings": ([("query_id", "TEXT"), ("item_id", "TEXT"), ("position", "BIGINT")], RANKINGS),
+    "events": ([("query_id", "TEXT"), ("item_id", "TEXT"), ("event_type", "TEXT")], EVENTS),
+}
+
+# Inputs the macros reject: each statement must fail on every engine, never return a number.
+BAD: list[tuple[Any, ...]] = [
+    ("b1", "a", -1.0, 1.0),
+    ("b1", "b", 1.0, 2.0),  # a negative grade
+    ("b2", "a", 7.0, 1.0),
+    ("b2", None, 1.0, 1.0),  # 7 is in no gain map below; NULL tie key
+]
+BAD_EVENTS: list[tuple[Any, ...]] = [("s1", "a", "click"), ("s1", "b", "like")]
+TABLES["bad"] = (COLUMNS, BAD)
+TABLES["bad_events"] = (
+    [("query_id", "TEXT"), ("item_id", "TEXT"), ("event_type", "TEXT")],
+    BAD_EVENTS,
+)

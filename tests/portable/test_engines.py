@@ -1,0 +1,236 @@
+"""Every metric and convention of to_sql, run on real engines, equals the DuckDB macros."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pytest
+from conftest import Engine
+from portable_golden import EVENTS, RANKINGS
+
+from duckdb_ndcg.portable import METRICS, column_name, events_to_sql, to_sql
+from duckdb_ndcg.portable._metrics import Options, validate
+
+GAIN_MAP = {0: 0, 0.5: 1, 1: 1, 1.5: 2, 2: 3, 2.5: 5, 3: 7}
+CONVENTIONS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "k4-straddle": {"k": 4},
+    "k2": {"k": 2},
+    "k10-long": {"k": 10},
+    "exponential": {"k": 4, "gain": "exponential"},
+    "gain-map": {"k": 4, "gain": GAIN_MAP},
+    "ties-key": {"k": 4, "ties": "key", "tie_key": "item_id"},
+    "ties-key-all": {"ties": "key", "tie_key": "item_id"},
+    "log10": {"k": 3, "log_base": 10},
+    "empty-null": {"k": 4, "empty_ideal": None},
+    "clamp": {"k": 10, "clamp_k": True},
+    "full-ideal": {"full_ideal": True},
+    "threshold2": {"k": 4, "threshold": 2, "ties": "key", "tie_key": "item_id"},
+}
+OPTION_DEFAULTS = {
+    "gain": "linear",
+    "ties": "average",
+    "tie_key": None,
+    "log_base": 2,
+    "empty_ideal": 0.0,
+    "clamp_k": False,
+    "full_ideal": False,
+    "threshold": 1,
+    "negative": "error",
+}
+ERROR_TEXT = {"sqlite": "malformed JSON"}  # SQLite cannot carry our message
+
+
+def applies(metric: str, conventions: dict[str, Any]) -> bool:
+    options = {**OPTION_DEFAULTS, **{n: v for n, v in conventions.items() if n != "k"}}
+    try:
+        validate([metric], Options(**options))
+    except ValueError:
+        return False
+    return True
+
+
+CASES = [
+    pytest.param(m, c, id=f"{m}-{c}")
+    for m in METRICS
+    for c in CONVENTIONS
+    if applies(m, CONVENTIONS[c])
+]
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, dict):
+        return "MAP {" + ", ".join(f"{g}: {v}" for g, v in value.items()) + "}"
+    return repr(value)
+
+
+def macro_sql(metric: str, table: str, k: int | None, conventions: dict[str, Any]) -> str:
+    """The reference: the DuckDB aggregate macro with the same conventions (test-owned values)."""
+    args = ["rel"] if metric == "idcg" else ["rel", "rnk"]
+    args.append(_literal(k))
+    for name, value in conventions.items():
+        if name == "k":
+            continue
+        args.append(f"{name} := {value}" if name == "tie_key" else f"{name} := {_literal(value)}")
+    return (
+        f"SELECT query_id, {metric}({', '.join(args)}) FROM {table} "
+        "GROUP BY query_id ORDER BY query_id"
+    )
+
+
+def expected(
+    reference: duckdb.DuckDBPyConnection,
+    metric: str,
+    table: str,
+    k: int | None,
+    conventions: dict[str, Any],
+) -> dict[str, float | None] | duckdb.Error:
+    try:
+        rows = reference.execute(macro_sql(metric, table, k, conventions)).fetchall()
+    except duckdb.Error as error:
+        return error
+    return dict(rows)
+
+
+def run(engine: Engine, sql: str) -> dict[str, tuple[Any, ...]]:
+    rows = engine.run(sql)
+    result = {str(row[0]): tuple(row[1:]) for row in rows}
+    assert len(result) == len(rows), f"query_id repeated in {rows}"
+    return result
+
+
+def assert_engine_raises(engine: Engine, sql: str) -> None:
+    with pytest.raises(Exception) as caught:
+        engine.run(sql)
+    assert ERROR_TEXT.get(engine.dialect, "duckdb_ndcg") in str(caught.value)
+
+
+@pytest.mark.parametrize(("metric", "convention"), CASES)
+def test_metric_matches_macros(
+    engine: Engine, reference: duckdb.DuckDBPyConnection, metric: str, convention: str
+) -> None:
+    conventions = CONVENTIONS[convention]
+    sql = to_sql(metric, engine.dialect, table="golden", **conventions)
+    truth = expected(reference, metric, "golden", conventions.get("k"), conventions)
+    if isinstance(truth, duckdb.Error):  # the macros refuse: the engine must refuse too
+        assert "duckdb_ndcg" in str(truth)
+        assert_engine_raises(engine, sql)
+        return
+    got = run(engine, sql)
+    assert set(got) == set(truth)
+    for query_id, value in truth.items():
+        assert got[query_id] == (pytest.approx(value, abs=1e-9, nan_ok=False),), query_id
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_integer_columns(engine: Engine, reference: duckdb.DuckDBPyConnection, metric: str) -> None:
+    """BIGINT grades and ranks: no integer division, no integer POWER on any engine."""
+    conventions: dict[str, Any] = {"k": 3}
+    if applies(metric, {"gain": "exponential"}):
+        conventions["gain"] = "exponential"
+    if metric in ("hit_rate", "reciprocal_rank", "average_precision", "precision_at_k"):
+        conventions["threshold"] = 2
+    got = run(engine, to_sql(metric, engine.dialect, table="golden_int", **conventions))
+    truth = expected(reference, metric, "golden_int", 3, conventions)
+    assert isinstance(truth, dict)
+    assert any(0 < v < 1 for v in truth.values() if v is not None) or metric in (
+        "dcg",
+        "cg",
+        "hit_rate",
+        "idcg",
+    )
+    assert got == {q: (pytest.approx(v, abs=1e-9),) for q, v in truth.items()}
+
+
+def test_cutoffs_and_metrics_in_one_statement(
+    engine: Engine, reference: duckdb.DuckDBPyConnection
+) -> None:
+    metrics = ["ndcg", "precision_at_k", "recall_at_k"]
+    ks = [None, 2, 4, 10]
+    got = run(engine, to_sql(metrics, engine.dialect, table="golden", k=ks))
+    columns = [(m, k) for m in metrics for k in ks]
+    for position, (metric, k) in enumerate(columns):
+        truth = expected(reference, metric, "golden", k, {})
+        assert isinstance(truth, dict)
+        for query_id, value in truth.items():
+            assert got[query_id][position] == pytest.approx(value, abs=1e-9), (metric, k)
+
+
+def test_column_names(duckdb_engine: Engine) -> None:
+    with duckdb.connect() as con:
+        con.execute(
+            "CREATE TABLE golden AS SELECT 'q' AS query_id, 'a' AS item_id, 1 AS rel, 1 AS rnk"
+        )
+        single = con.execute(to_sql("precision", "duckdb", table="golden", k=5))
+        assert [d[0] for d in single.description] == ["query_id", "precision_at_k"]
+        many = con.execute(
+            to_sql(["ndcg", "precision_at_k"], "duckdb", table="golden", k=[None, 10])
+        )
+        assert [d[0] for d in many.description] == [
+            "query_id",
+            "ndcg",
+            "ndcg_at_10",
+            "precision",
+            "precision_at_10",
+        ]
+    assert column_name("recall_at_k", 5) == "recall_at_5"
+
+
+BAD_CASES = {
+    "negative-grade": ("ndcg", {"k": 2}),
+    "grade-not-in-map": ("dcg", {"gain": {1: 1, -1: 0}, "negative": "zero"}),
+    "null-tie-key": ("ndcg", {"ties": "key", "tie_key": "item_id", "negative": "zero"}),
+    "tied-order-metric": ("reciprocal_rank", {}),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CASES)
+def test_bad_input_raises_on_engine(
+    engine: Engine, reference: duckdb.DuckDBPyConnection, case: str
+) -> None:
+    metric, conventions = BAD_CASES[case]
+    truth = expected(reference, metric, "bad", conventions.get("k"), conventions)
+    assert isinstance(truth, duckdb.Error) and "duckdb_ndcg" in str(truth)
+    assert_engine_raises(engine, to_sql(metric, engine.dialect, table="bad", **conventions))
+
+
+def _pytrec_ndcg(k: int) -> dict[str, float]:
+    """Independent oracle: trec_eval ndcg_cut.k over the events collapsed in Python."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    grade = {"impression": 0, "view": 0, "click": 1, "add_to_cart": 2, "cart": 2, "purchase": 3}
+    qrels: dict[str, dict[str, int]] = {}
+    for query_id, item_id, event_type in EVENTS:
+        items = qrels.setdefault(query_id, {})
+        items[item_id] = max(items.get(item_id, 0), grade[event_type])
+    run_: dict[str, dict[str, float]] = {}
+    for query_id, item_id, position in RANKINGS:
+        run_.setdefault(query_id, {})[item_id] = 1000.0 - position
+    measure = f"ndcg_cut.{k}"
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run_)
+    result = {q: s[f"ndcg_cut_{k}"] for q, s in scores.items()}
+    # trec_eval skips queries missing from the run or from the qrels; the SQL gives them
+    # dcg 0 / idcg > 0 = 0.0 (never ranked) and empty_ideal = 0.0 (no events).
+    for query_id in {q for q, *_ in EVENTS} | {q for q, *_ in RANKINGS}:
+        result.setdefault(query_id, 0.0)
+    return result
+
+
+@pytest.mark.parametrize("k", [2, 3, 10])
+def test_events_pipeline_matches_trec_eval(engine: Engine, k: int) -> None:
+    got = run(engine, events_to_sql(engine.dialect, rankings="rankings", events="events", k=k))
+    truth = _pytrec_ndcg(k)
+    assert any(0 < v < 1 for v in truth.values())
+    assert got == {q: (pytest.approx(v, abs=1e-9),) for q, v in truth.items()}
+
+
+def test_events_unknown_type_raises(engine: Engine) -> None:
+    assert_engine_raises(
+        engine, events_to_sql(engine.dialect, rankings="rankings", events="bad_events")
+    )
