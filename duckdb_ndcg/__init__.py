@@ -9,6 +9,8 @@ Example::
 
 from __future__ import annotations
 
+from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register
+from duckdb_ndcg.portable import events_to_sql, to_sql
 
-__all__ = ["install", "register"]
+__all__ = ["evaluate", "events_to_sql", "install", "register", "to_sql"]
