@@ -78,6 +78,9 @@ def _duckdb(paths: dict[str, Path], memory_limit: str | None):
         # View names are ours; the path is a literal DuckDB cannot bind as a parameter in DDL.
         literal = "'" + str(path).replace("'", "''") + "'"
         con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet({literal})")
+    con.execute(
+        "CREATE VIEW judged_rnk AS SELECT query_id, item_id, rel, -score AS rnk FROM judged"
+    )
     return con
 
 
@@ -110,9 +113,8 @@ def _portable_sql() -> str | None:
         from duckdb_ndcg import portable
     except ImportError:
         return None
-    sql = portable.to_sql(
-        "ndcg", "duckdb", table="judged", query="query_id", rel="rel", rank="-score", k=K
-    )
+    # The view judged_rnk (query_id, item_id, rel, rnk = -score) is made by _duckdb.
+    sql = portable.to_sql("ndcg", "duckdb", table="judged_rnk", rnk_col="rnk", k=K)
     return f"SELECT avg(ndcg) FROM ({sql})"
 
 
