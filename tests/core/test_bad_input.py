@@ -1,0 +1,335 @@
+"""Bad input raises a ``duckdb.Error`` whose message names the problem, never a silent number."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import duckdb_ndcg
+
+# Two-row groups for the aggregates: (rel, rnk, item).
+ROWS = "FROM (VALUES {}) AS v(rel, rnk, item)"
+GOOD = "(2, 1.0, 'a'), (0, 2.0, 'b')"
+NEGATIVE = "(-2, 3.0, 'c')"
+GRADE = "('{}'::DOUBLE, 3.0, 'c')"
+RANK = "(1, '{}'::DOUBLE, 'c')"
+TIED = "(1, 1.0, 'a'), (0, 1.0, 'b')"
+
+
+def rows(*values: str) -> str:
+    return ROWS.format(", ".join(values))
+
+
+AGGREGATES = [
+    "cg(rel, rnk)",
+    "dcg(rel, rnk)",
+    "ndcg(rel, rnk)",
+    "ndcg(rel, rnk, 3)",
+    "idcg(rel)",
+]
+FAMILY = [
+    "precision_at_k(rel, rnk, 1)",
+    "recall_at_k(rel, rnk, 1)",
+    "hit_rate(rel, rnk, 1, ties := 'key', tie_key := item)",
+    "reciprocal_rank(rel, rnk, ties := 'key', tie_key := item)",
+    "average_precision(rel, rnk, ties := 'key', tie_key := item)",
+]
+LISTS = ["list_cg({})", "list_dcg({})", "list_idcg({})", "list_ndcg({})"]
+
+CASES: list[tuple[str, str, str]] = [
+    # (id, sql, message regex)
+    *[
+        (f"negative-grade-{f}", f"SELECT {f.format('[1, -1]')}", r"negative grade -1.*'zero'")
+        for f in LISTS
+    ],
+    *[
+        (
+            f"negative-grade-{a}",
+            f"SELECT {a} {rows(GOOD, NEGATIVE)}",
+            r"negative grade -2",
+        )
+        for a in AGGREGATES
+    ],
+    *[
+        (
+            f"{v}-grade-{f}",
+            f"SELECT {f.format(f'[1, {v!r}::DOUBLE]')}",
+            rf"grade must be a finite number, got {v}",
+        )
+        for f in LISTS
+        for v in ("nan", "inf", "-inf")
+    ],
+    *[
+        (
+            f"{v}-grade-{a}",
+            f"SELECT {a} {rows(GOOD, GRADE.format(v))}",
+            rf"grade must be a finite number, got {v}",
+        )
+        for a in AGGREGATES + FAMILY
+        for v in ("nan", "inf")
+    ],
+    *[
+        (
+            f"{v}-rank-{a}",
+            f"SELECT {a} {rows(GOOD, RANK.format(v))}",
+            r"rank keys must be finite numbers \(found NaN or infinity\)",
+        )
+        for a in ["dcg(rel, rnk)", "ndcg(rel, rnk)", "cg(rel, rnk)", *FAMILY]
+        for v in ("nan", "inf", "-inf")
+    ],
+    *[
+        (
+            f"k={k}-{f}",
+            f"SELECT {f.format('[1, 2], ' + k)}",
+            r"k must be a positive whole number or NULL, got",
+        )
+        for f in LISTS
+        for k in ("0", "-1", "1.5", "'nan'::DOUBLE", "'inf'::DOUBLE", "'ten'")
+    ],
+    *[
+        (
+            f"k={k}-{a}",
+            f"SELECT {a.replace('rnk)', 'rnk, ' + k + ')', 1)} {rows(GOOD)}",
+            r"k must be a positive whole number or NULL, got",
+        )
+        for a in [
+            "dcg(rel, rnk)",
+            "ndcg(rel, rnk)",
+            "cg(rel, rnk)",
+            "precision_at_k(rel, rnk)",
+            "recall_at_k(rel, rnk)",
+            "average_precision(rel, rnk)",
+        ]
+        for k in ("0", "-3", "2.5")
+    ],
+    ("k=0-idcg", f"SELECT idcg(rel, 0) {rows(GOOD)}", r"k must be a positive whole number"),
+    ("max_k=0-curve", "SELECT * FROM ndcg_curve('t', max_k := 0)", r"k must be a positive whole"),
+    *[
+        (
+            f"gain-{f}",
+            "SELECT " + f.format("[1, 2], gain := 'expo'"),
+            r"unknown gain 'expo'; use 'linear', 'exponential' or a MAP",
+        )
+        for f in LISTS
+    ],
+    ("gain-ndcg", f"SELECT ndcg(rel, rnk, gain := 'log') {rows(GOOD)}", r"unknown gain 'log'"),
+    (
+        "ties-ndcg",
+        f"SELECT ndcg(rel, rnk, ties := 'first') {rows(GOOD)}",
+        r"ties must be 'average' or 'key', got 'first'",
+    ),
+    (
+        "ties-precision",
+        f"SELECT precision_at_k(rel, rnk, ties := 'min') {rows(GOOD)}",
+        r"ties must be 'average' or 'key', got 'min'",
+    ),
+    (
+        "negative-option",
+        "SELECT list_dcg([1], negative := 'abs')",
+        r"negative must be 'error' or 'zero', got 'abs'",
+    ),
+    ("log-base-1", "SELECT list_dcg([1, 2], log_base := 1)", r"log_base must be greater than 1"),
+    (
+        "log-base-0.5",
+        f"SELECT dcg(rel, rnk, log_base := 0.5) {rows(GOOD)}",
+        r"log_base must be greater than 1",
+    ),
+    (
+        "gain-map-missing",
+        "SELECT list_dcg([1, 2], gain := MAP {0: 0, 1: 1})",
+        r"grade 2 is not in the gain map \{0=0, 1=1\}",
+    ),
+    (
+        "gain-map-text-missing",
+        "SELECT list_ndcg([1, 3], gain := '{0=0, 1=1, 2=3}')",
+        r"grade 3 is not in the gain map",
+    ),
+    (
+        "gain-map-missing-ideal",
+        f"SELECT ndcg(rel, rnk, gain := MAP {{2: 3}}) {rows(GOOD)}",
+        r"grade 0 is not in the gain map",
+    ),
+    (
+        "ties-key-without-tie-key",
+        f"SELECT ndcg(rel, rnk, ties := 'key') {rows(GOOD)}",
+        r"ties := 'key' needs tie_key := <column> with no NULLs",
+    ),
+    (
+        "ties-key-null-tie-key",
+        f"SELECT ndcg(rel, rnk, ties := 'key', tie_key := item) {rows(GOOD, '(1, 3.0, NULL)')}",
+        r"tie_key := <column> with no NULLs",
+    ),
+    *[
+        (
+            f"tied-ranks-{m}",
+            f"SELECT {m}(rel, rnk) {rows(TIED)}",
+            rf"{m} depends on the order of tied rank keys; pass ties := 'key', tie_key",
+        )
+        for m in ("hit_rate", "reciprocal_rank", "average_precision")
+    ],
+    (
+        "discounted-gain-position-0",
+        "SELECT discounted_gain(1, 0)",
+        r"rnk must be a position 1, 2, 3, \.\.\., got 0",
+    ),
+    ("discounted-gain-position-1.5", "SELECT discounted_gain(1, 1.5)", r"rnk must be a position"),
+    ("discounted-gain-null", "SELECT discounted_gain(1, NULL)", r"rnk must be a position.*NULL"),
+]
+
+
+@pytest.fixture(scope="module")
+def con_t() -> Iterator[duckdb.DuckDBPyConnection]:
+    """One connection for the whole module: a failed statement leaves it usable."""
+    with duckdb.connect() as connection:
+        duckdb_ndcg.register(connection)
+        connection.execute("CREATE TABLE t AS SELECT 'q' AS query_id, 1 AS rel, 1 AS rnk")
+        yield connection
+
+
+@pytest.mark.parametrize(("sql", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_raises(con_t: duckdb.DuckDBPyConnection, sql: str, message: str) -> None:
+    with pytest.raises(duckdb.Error, match=message):
+        con_t.execute(sql).fetchall()
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT list_dcg([1, -1], negative := 'zero')", 1.0),
+        (
+            "SELECT list_ndcg([0, -5, 2], negative := 'zero')",
+            (2 / 2) / (2 + 0 / 1.5849625007211562),
+        ),
+        (f"SELECT dcg(rel, rnk, negative := 'zero') {rows(GOOD, NEGATIVE)}", 2.0),
+        (f"SELECT idcg(rel, negative := 'zero') {rows(GOOD, NEGATIVE)}", 2.0),
+    ],
+)
+def test_negative_zero_gives_gain_zero(
+    con_t: duckdb.DuckDBPyConnection, sql: str, expected: float
+) -> None:
+    assert con_t.execute(sql).fetchone()[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_tied_ranks_beyond_the_cut_are_fine(con_t: duckdb.DuckDBPyConnection) -> None:
+    """Ties after position k + 1 cannot change an order-dependent metric cut at k."""
+    value = con_t.execute(
+        f"SELECT reciprocal_rank(rel, rnk, 1) {rows('(1, 1.0, 1)', '(0, 2.0, 2)', '(0, 2.0, 3)')}"
+    ).fetchone()[0]
+    assert value == 1.0
+
+
+RUN_OK = "q1 Q0 d1 1 2.0 run\n"
+QRELS_OK = "q1 0 d1 1\n"
+
+
+@pytest.mark.parametrize(
+    ("reader", "text", "columns", "message"),
+    [
+        (
+            "read_trec_run",
+            RUN_OK + "q1 Q0 d1 2 1.0 run\n",
+            "*",
+            r"item 'd1' is listed more than once for query 'q1' \(lines 1, 2\)",
+        ),
+        (
+            "read_trec_run",
+            RUN_OK + "q1 Q0 d1 2 1.0 run\n",
+            "item_id, rnk",
+            r"listed more than once",
+        ),
+        ("read_trec_run", RUN_OK + "q1 Q0 d1 2 1.0 run\n", "count(*)", r"listed more than once"),
+        (
+            "read_trec_run",
+            RUN_OK + "q1 Q0 d2 2 1.0\n",
+            "*",
+            r"line 2: a run line has 6 fields .* got 5",
+        ),
+        (
+            "read_trec_run",
+            RUN_OK + "q1 Q0 d2 2 1.0 run extra\n",
+            "query_id",
+            r"line 2: a run line has 6 fields .* got 7",
+        ),
+        (
+            "read_trec_run",
+            RUN_OK + "q1 Q0 d2 2 high run\n",
+            "item_id, rnk",
+            r"line 2: score 'high' is not a finite number",
+        ),
+        (
+            "read_trec_run",
+            RUN_OK + "q1 Q0 d2 2 nan run\n",
+            "*",
+            r"score 'nan' is not a finite number",
+        ),
+        (
+            "read_trec_run",
+            RUN_OK + "q1 Q0 d2 2 inf run\n",
+            "*",
+            r"score 'inf' is not a finite number",
+        ),
+        (
+            "read_qrels",
+            QRELS_OK + "q1 0 d1 2\n",
+            "*",
+            r"item 'd1' is judged more than once for query 'q1' \(lines 1, 2\)",
+        ),
+        ("read_qrels", QRELS_OK + "q1 0 d1 2\n", "query_id, item_id", r"judged more than once"),
+        (
+            "read_qrels",
+            QRELS_OK + "\n\nq1 0 d2\n",
+            "count(*)",
+            r"line 4: a qrels line has 4 fields .* got 3",
+        ),
+        (
+            "read_qrels",
+            QRELS_OK + "q1 0 d2 good\n",
+            "item_id",
+            r"line 2: grade 'good' is not a finite number",
+        ),
+        ("read_qrels", QRELS_OK + "q1 0 d2 NaN\n", "*", r"grade 'NaN' is not a finite number"),
+    ],
+    ids=[
+        "run-duplicate",
+        "run-duplicate-pruned-columns",
+        "run-duplicate-count",
+        "run-5-fields",
+        "run-7-fields",
+        "run-score-text",
+        "run-score-nan",
+        "run-score-inf",
+        "qrels-duplicate",
+        "qrels-duplicate-pruned-columns",
+        "qrels-3-fields-after-blank-lines",
+        "qrels-grade-text",
+        "qrels-grade-nan",
+    ],
+)
+def test_bad_trec_file_raises(
+    con_t: duckdb.DuckDBPyConnection,
+    tmp_path: Path,
+    reader: str,
+    text: str,
+    columns: str,
+    message: str,
+) -> None:
+    """Every line is checked even when the query selects none of the checked columns (a
+    regression: the checks used to sit in the score/rel column and were pruned away)."""
+    path = tmp_path / "file.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(duckdb.Error, match=message):
+        con_t.execute(f"SELECT {columns} FROM {reader}($1)", [str(path)]).fetchall()
+
+
+def test_same_item_in_two_queries_is_fine(con_t: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d1 1 2.0 r\n", encoding="utf-8")
+    assert con_t.execute("SELECT count(*) FROM read_trec_run($1)", [str(path)]).fetchone() == (2,)
