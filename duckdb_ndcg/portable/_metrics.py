@@ -203,7 +203,7 @@ class Builder:
             below = self._raiser(
                 negative.copy(),
                 concat(
-                    "duckdb_ndcg: negative grade (pass negative='zero' to give it gain 0): ",
+                    'duckdb_ndcg: negative grade (pass negative="zero" to give it gain 0): ',
                     rel.copy(),
                 ),
             )
@@ -227,7 +227,7 @@ class Builder:
                     self._raiser(
                         exp.Is(this=col(self.opts.tie_key), expression=exp.null()),
                         concat(
-                            "duckdb_ndcg: ties='key' needs a non-NULL tie key; query ",
+                            'duckdb_ndcg: ties="key" needs a non-NULL tie key; query ',
                             col(columns.query),
                         ),
                         "BIGINT",
@@ -394,7 +394,7 @@ class Builder:
         )
         message = concat(
             f"duckdb_ndcg: {metric} depends on the order of tied rank keys; pass "
-            "ties='key', tie_key=<item column>; query ",
+            'ties="key", tie_key=<item column>; query ',
             col("_q"),
         )
         return self._raise(eq(flag, number(1)), message, value)

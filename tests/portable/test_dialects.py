@@ -1,0 +1,241 @@
+"""Dialects that cannot run here (trino, bigquery, snowflake, redshift) pinned by golden strings,
+and the dialect traps checked on the generated tree of every dialect; argument errors."""
+
+from __future__ import annotations
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from duckdb_ndcg.portable import DIALECTS, METRICS, events_to_sql, to_sql
+
+# to_sql("dcg", dialect, table="runs", k=3, gain="exponential"), reviewed by hand: float casts on
+# every division operand, LN(x) / LN(2) instead of LOG, POWER of DOUBLEs, the engine's own error
+# function (FAIL, ERROR) or a failing CAST of the message (Snowflake, Redshift).
+EXPECTED = {
+    "trino": (
+        'WITH "_src" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE) WHEN "_rel" < 0 '
+        'THEN FAIL(CONCAT(CAST(\'duckdb_ndcg: negative grade (pass negative="zero" to give it gain '
+        '0): \' AS VARCHAR), CAST("_rel" AS VARCHAR))) ELSE POWER(CAST(2 AS DOUBLE), CAST("_rel" AS '
+        'DOUBLE)) - CAST(1 AS DOUBLE) END AS "_g" FROM (SELECT "query_id" AS "_q", "rel" AS "_rel",'
+        ' "rnk" AS "_rnk", CASE WHEN "rnk" IS NULL THEN 0 ELSE 1 END AS "_ret", CASE WHEN "rel" IS '
+        'NULL THEN 0 ELSE 1 END AS "_jud" FROM "runs") AS "_s"), "_pos" AS (SELECT *, ROW_NUMBER() '
+        'OVER (PARTITION BY "_q", "_ret" ORDER BY "_rnk" ASC) AS "_p", RANK() OVER (PARTITION BY '
+        '"_q", "_ret" ORDER BY "_rnk" ASC) AS "_grp", COUNT("_rnk") OVER (PARTITION BY "_q") AS '
+        '"_n", ROW_NUMBER() OVER (PARTITION BY "_q", "_jud" ORDER BY "_g" DESC) AS "_ip" FROM '
+        '"_src"), "_tie" AS (SELECT *, COUNT(*) OVER (PARTITION BY "_q", "_ret", "_grp") AS "_gn", '
+        'AVG("_g") OVER (PARTITION BY "_q", "_ret", "_grp") AS "_ga" FROM "_pos") SELECT "_q" AS '
+        '"query_id", COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= 3 THEN CAST(("_ga") AS DOUBLE) /'
+        ' (CAST((LN(CAST("_p" AS DOUBLE) + CAST(1 AS DOUBLE))) AS DOUBLE) / (LN(CAST(2 AS '
+        'DOUBLE)))) END), CAST(0 AS DOUBLE)) AS "dcg" FROM "_tie" GROUP BY "_q"'
+    ),
+    "bigquery": (
+        "WITH `_src` AS (SELECT *, CASE WHEN `_rel` IS NULL THEN CAST(0 AS FLOAT64) WHEN `_rel` < 0"
+        " THEN ERROR('duckdb_ndcg: negative grade (pass negative=\"zero\" to give it gain 0): ' || "
+        "CAST(`_rel` AS STRING)) ELSE POWER(CAST(2 AS FLOAT64), CAST(`_rel` AS FLOAT64)) - CAST(1 "
+        "AS FLOAT64) END AS `_g` FROM (SELECT `query_id` AS `_q`, `rel` AS `_rel`, `rnk` AS `_rnk`,"
+        " CASE WHEN `rnk` IS NULL THEN 0 ELSE 1 END AS `_ret`, CASE WHEN `rel` IS NULL THEN 0 ELSE "
+        "1 END AS `_jud` FROM `runs`) AS `_s`), `_pos` AS (SELECT *, ROW_NUMBER() OVER (PARTITION "
+        "BY `_q`, `_ret` ORDER BY `_rnk` ASC) AS `_p`, RANK() OVER (PARTITION BY `_q`, `_ret` ORDER"
+        " BY `_rnk` ASC) AS `_grp`, COUNT(`_rnk`) OVER (PARTITION BY `_q`) AS `_n`, ROW_NUMBER() "
+        "OVER (PARTITION BY `_q`, `_jud` ORDER BY `_g` DESC) AS `_ip` FROM `_src`), `_tie` AS "
+        "(SELECT *, COUNT(*) OVER (PARTITION BY `_q`, `_ret`, `_grp`) AS `_gn`, AVG(`_g`) OVER "
+        "(PARTITION BY `_q`, `_ret`, `_grp`) AS `_ga` FROM `_pos`) SELECT `_q` AS `query_id`, "
+        "COALESCE(SUM(CASE WHEN `_ret` = 1 AND `_p` <= 3 THEN (`_ga`) / ((LN(CAST(`_p` AS FLOAT64) "
+        "+ CAST(1 AS FLOAT64))) / (LN(CAST(2 AS FLOAT64)))) END), CAST(0 AS FLOAT64)) AS `dcg` FROM"
+        " `_tie` GROUP BY `_q`"
+    ),
+    "snowflake": (
+        'WITH "_src" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE) WHEN "_rel" < 0 '
+        "THEN CAST('duckdb_ndcg: negative grade (pass negative=\"zero\" to give it gain 0): ' || "
+        'CAST("_rel" AS VARCHAR) AS DOUBLE) ELSE POWER(CAST(2 AS DOUBLE), CAST("_rel" AS DOUBLE)) -'
+        ' CAST(1 AS DOUBLE) END AS "_g" FROM (SELECT "query_id" AS "_q", "rel" AS "_rel", "rnk" AS '
+        '"_rnk", CASE WHEN "rnk" IS NULL THEN 0 ELSE 1 END AS "_ret", CASE WHEN "rel" IS NULL THEN '
+        '0 ELSE 1 END AS "_jud" FROM "runs") AS "_s"), "_pos" AS (SELECT *, ROW_NUMBER() OVER '
+        '(PARTITION BY "_q", "_ret" ORDER BY "_rnk" ASC) AS "_p", RANK() OVER (PARTITION BY "_q", '
+        '"_ret" ORDER BY "_rnk" ASC) AS "_grp", COUNT("_rnk") OVER (PARTITION BY "_q") AS "_n", '
+        'ROW_NUMBER() OVER (PARTITION BY "_q", "_jud" ORDER BY "_g" DESC) AS "_ip" FROM "_src"), '
+        '"_tie" AS (SELECT *, COUNT(*) OVER (PARTITION BY "_q", "_ret", "_grp") AS "_gn", AVG("_g")'
+        ' OVER (PARTITION BY "_q", "_ret", "_grp") AS "_ga" FROM "_pos") SELECT "_q" AS "query_id",'
+        ' COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= 3 THEN ("_ga") / ((LN(CAST("_p" AS DOUBLE) '
+        '+ CAST(1 AS DOUBLE))) / (LN(CAST(2 AS DOUBLE)))) END), CAST(0 AS DOUBLE)) AS "dcg" FROM '
+        '"_tie" GROUP BY "_q"'
+    ),
+    "redshift": (
+        'WITH "_src" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE PRECISION) WHEN '
+        '"_rel" < 0 THEN CAST(\'duckdb_ndcg: negative grade (pass negative="zero" to give it gain '
+        '0): \' || CAST("_rel" AS VARCHAR(MAX)) AS DOUBLE PRECISION) ELSE POWER(CAST(2 AS DOUBLE '
+        'PRECISION), CAST("_rel" AS DOUBLE PRECISION)) - CAST(1 AS DOUBLE PRECISION) END AS "_g" '
+        'FROM (SELECT "query_id" AS "_q", "rel" AS "_rel", "rnk" AS "_rnk", CASE WHEN "rnk" IS NULL'
+        ' THEN 0 ELSE 1 END AS "_ret", CASE WHEN "rel" IS NULL THEN 0 ELSE 1 END AS "_jud" FROM '
+        '"runs") AS "_s"), "_pos" AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY "_q", "_ret" ORDER '
+        'BY "_rnk" ASC) AS "_p", RANK() OVER (PARTITION BY "_q", "_ret" ORDER BY "_rnk" ASC) AS '
+        '"_grp", COUNT("_rnk") OVER (PARTITION BY "_q") AS "_n", ROW_NUMBER() OVER (PARTITION BY '
+        '"_q", "_jud" ORDER BY "_g" DESC) AS "_ip" FROM "_src"), "_tie" AS (SELECT *, COUNT(*) OVER'
+        ' (PARTITION BY "_q", "_ret", "_grp") AS "_gn", AVG("_g") OVER (PARTITION BY "_q", "_ret", '
+        '"_grp") AS "_ga" FROM "_pos") SELECT "_q" AS "query_id", COALESCE(SUM(CASE WHEN "_ret" = 1'
+        ' AND "_p" <= 3 THEN CAST(("_ga") AS DOUBLE PRECISION) / (CAST((LN(CAST("_p" AS DOUBLE '
+        "PRECISION) + CAST(1 AS DOUBLE PRECISION))) AS DOUBLE PRECISION) / (LN(CAST(2 AS DOUBLE "
+        'PRECISION)))) END), CAST(0 AS DOUBLE PRECISION)) AS "dcg" FROM "_tie" GROUP BY "_q"'
+    ),
+}
+
+FLOAT_TYPES = {exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT}
+RAISE_FUNCTION = {
+    "duckdb": "ERROR(",
+    "sqlite": "JSON(",
+    "postgres": "AS DOUBLE PRECISION)",
+    "redshift": "AS DOUBLE PRECISION)",
+    "snowflake": "AS DOUBLE)",
+    "spark": "RAISE_ERROR(",
+    "databricks": "RAISE_ERROR(",
+    "clickhouse": "throwIf(",
+    "trino": "FAIL(",
+    "presto": "FAIL(",
+    "bigquery": "ERROR(",
+}
+# One statement exercising every metric and the gain/tie conventions.
+ALL_METRICS = {
+    "metric": list(METRICS),
+    "k": [3, None],
+    "gain": "exponential",
+    "ties": "key",
+    "tie_key": "item_id",
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(EXPECTED))
+def test_golden_string(dialect: str) -> None:
+    sql = to_sql("dcg", dialect, table="runs", k=3, gain="exponential")
+    assert sql == EXPECTED[dialect]
+    assert sqlglot.parse_one(sql, read=dialect).sql(dialect) == sql
+
+
+def _tree(dialect: str) -> tuple[str, exp.Expression]:
+    sql = to_sql(table="runs", dialect=dialect, **ALL_METRICS)
+    return sql, sqlglot.parse_one(sql, read=dialect)
+
+
+def _is_float(node: exp.Expression) -> bool:
+    return any(c.to.this in FLOAT_TYPES for c in node.find_all(exp.Cast)) or any(
+        isinstance(n, exp.Ln) for n in node.walk()
+    )
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_round_trip(dialect: str) -> None:
+    sql, tree = _tree(dialect)
+    assert tree.sql(dialect) == sql
+    events = events_to_sql(dialect, rankings="r", events="e", k=[5, 10])
+    assert sqlglot.parse_one(events, read=dialect).sql(dialect) == events
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_no_integer_division(dialect: str) -> None:
+    _, tree = _tree(dialect)
+    divisions = list(tree.find_all(exp.Div))
+    assert len(divisions) > 10
+    for division in divisions:
+        # One DOUBLE operand makes the division a float division on every engine.
+        assert _is_float(division.this) or _is_float(division.expression), division.sql(dialect)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_logarithm_and_power(dialect: str) -> None:
+    """LN(x) / LN(base) only (LOG(b, x) vs LOG(x, b) differs by engine); POWER of DOUBLEs."""
+    sql, tree = _tree(dialect)
+    assert not list(tree.find_all(exp.Log))
+    assert "LOG(" not in sql.upper().replace("_LOG(", "")
+    logs = list(tree.find_all(exp.Ln))
+    assert logs and all(_is_float(node.this) for node in logs)
+    powers = list(tree.find_all(exp.Pow))
+    assert powers
+    for power in powers:
+        assert isinstance(power.this, exp.Cast) and power.this.to.this in FLOAT_TYPES
+        assert isinstance(power.expression, exp.Cast) and power.expression.to.this in FLOAT_TYPES
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_nulls_guarded(dialect: str) -> None:
+    """Denominators through NULLIF, every SUM through COALESCE, no NULL-order-dependent sort,
+    no LEAST/GREATEST (their NULL handling differs by engine)."""
+    sql, tree = _tree(dialect)
+    assert list(tree.find_all(exp.Nullif))
+    for node in tree.find_all(exp.Sum):
+        if isinstance(node.parent, exp.Window) or node.find_ancestor(exp.Window):
+            continue
+        assert node.find_ancestor(exp.Coalesce), node.sql(dialect)
+    assert "NULLS FIRST" not in sql and "NULLS LAST" not in sql
+    assert not list(tree.find_all(exp.Least)) and not list(tree.find_all(exp.Greatest))
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_engine_error_function(dialect: str) -> None:
+    sql = to_sql("ndcg", dialect, table="runs")
+    assert RAISE_FUNCTION[dialect] in sql
+    assert "duckdb_ndcg: negative grade" in sql
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_identifiers_are_quoted(dialect: str) -> None:
+    sql = to_sql(
+        "ndcg",
+        dialect,
+        table=("my db", 'odd"table'),
+        query_col="q id; DROP",
+        rel_col="grade",
+        rnk_col="rank",
+    )
+    tree = sqlglot.parse_one(sql, read=dialect)
+    names = {c.name for c in tree.find_all(exp.Column)}
+    assert {"q id; DROP", "grade", "rank"} <= names
+    table = next(t for t in tree.find_all(exp.Table) if t.name == 'odd"table')
+    assert table.db == "my db"
+
+
+BAD_ARGUMENTS = [
+    ({"metric": "ndcg", "dialect": "oracle"}, "dialect must be one of"),
+    ({"metric": "mrr"}, "metric must be one of"),
+    ({"k": 0}, "k must be a positive whole number"),
+    ({"k": 2.5}, "k must be a positive whole number"),
+    ({"k": [5, 5]}, "k lists a cutoff twice"),
+    ({"gain": "quadratic"}, "gain must be"),
+    ({"gain": {1: float("nan")}}, "finite number"),
+    ({"ties": "first"}, "ties must be"),
+    ({"ties": "key"}, "needs tie_key"),
+    ({"tie_key": "item_id"}, "only with ties='key'"),
+    ({"log_base": 1}, "log_base must be"),
+    ({"negative": "clip"}, "negative must be"),
+    ({"metric": "precision_at_k", "gain": "exponential"}, "gain applies only to"),
+    ({"metric": "ndcg", "threshold": 2}, "threshold applies only to"),
+    ({"metric": "dcg", "clamp_k": True}, "clamp_k applies only to"),
+    ({"metric": "idcg", "ties": "key", "tie_key": "item_id"}, "ties applies only to"),
+    ({"table": ""}, "table must be"),
+    ({"rel_col": ""}, "rel_col must be"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "message"), BAD_ARGUMENTS)
+def test_bad_arguments(arguments: dict[str, object], message: str) -> None:
+    call = {"metric": "ndcg", "dialect": "duckdb", "table": "runs", **arguments}
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        to_sql(**call)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"mapping": {}}, "mapping must be a non-empty"),
+        ({"mapping": {"click": -1}}, "mapping grades must be numbers >= 0"),
+        ({"k": -1}, "k must be"),
+    ],
+)
+def test_bad_event_arguments(arguments: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        events_to_sql("duckdb", rankings="r", events="e", **arguments)
+
+
+def test_precision_alias() -> None:
+    assert to_sql("precision", "duckdb", table="t", k=3) == to_sql(
+        "precision_at_k", "duckdb", table="t", k=3
+    )
