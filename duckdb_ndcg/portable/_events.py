@@ -91,6 +91,11 @@ def _judged(rankings: exp.Table, query_col: str, item_col: str, position_col: st
             exp.alias_(exp.Min(this=col("_jrnk")), ident("_jp")),
         )
         .from_(both.subquery(ident("_u")))
+        .where(
+            exp.In(
+                this=col("_jq"), query=exp.select(col(query_col)).from_(rankings.copy()).subquery()
+            )
+        )
         .group_by(col("_jq"), col("_ji"))
     )
 
