@@ -11,5 +11,7 @@
 -- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
-_ndcg_ranked_sum(_ndcg_ranking(_ndcg_gain(rel, gain, negative), rnk, ties, tie_key),
-                 _ndcg_checked_k(k), ties, log_base);
+CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL THEN
+    _ndcg_dcg_at(_ndcg_ranking(rel, rnk, _ndcg_checked_k(k), gain, ties, tie_key),
+                 least(_ndcg_checked_k(k), count(rnk)), gain, log_base)
+END;

@@ -1,5 +1,4 @@
--- _ndcg_has_ties(ranked, m): whether two of the first m + 1 items of a ranking share a rank key,
--- which is when ties can change a metric cut at m (m NULL = whole list) (internal).
-CREATE OR REPLACE MACRO _ndcg_has_ties(ranked, m) AS
-len(list_distinct(list_transform(_ndcg_head(ranked, m + 1), lambda x: x.r)))
-    < len(_ndcg_head(ranked, m + 1));
+-- _ndcg_has_ties(keys, m): whether two of the first m + 1 rank keys are equal, which is when ties
+-- can change a metric cut at m (m NULL = the whole list); NULL keys have no ties (internal).
+CREATE OR REPLACE MACRO _ndcg_has_ties(keys, m) AS
+coalesce(len(list_distinct(_ndcg_head(keys, m + 1))) < len(_ndcg_head(keys, m + 1)), false);
