@@ -11,7 +11,11 @@
 -- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL THEN
-    _ndcg_dcg_at(_ndcg_ranking(rel, rnk, _ndcg_checked_k(k), gain, ties, tie_key),
-                 least(_ndcg_checked_k(k), count(rnk)), gain, log_base)
+CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
+    _ndcg_dcg_at(_ndcg_top_keys(rnk, _ndcg_checked_k(k), ties),
+                 _ndcg_top_grades(rel, rnk, _ndcg_checked_k(k), ties, tie_key),
+                 least(_ndcg_checked_k(k), count(rnk)),
+                 _ndcg_tie_keys(rnk, _ndcg_checked_k(k), ties),
+                 _ndcg_tie_grades(rel, rnk, _ndcg_checked_k(k), gain, ties),
+                 gain, log_base)
 END;
