@@ -7,29 +7,6 @@
 -- selects.
 -- Example: SELECT query_id, item_id, rnk FROM read_trec_run('run.txt') WHERE rnk <= 10;
 CREATE OR REPLACE MACRO read_trec_run(path) AS TABLE
-SELECT query_id, item_id, score,
-       row_number() OVER (PARTITION BY query_id ORDER BY score DESC, item_id DESC) AS rnk
-FROM (
-    SELECT
-        fields[1] AS query_id,
-        fields[3] AS item_id,
-        TRY_CAST(fields[5] AS DOUBLE) AS score,
-        CASE
-            WHEN len(fields) <> 6 THEN
-                error('duckdb_ndcg: ' || path || ' line ' || line_no
-                      || ': a run line has 6 fields (query_id Q0 item_id rank score tag), got '
-                      || len(fields))
-            WHEN score IS NULL OR isnan(score) OR isinf(score) THEN
-                error('duckdb_ndcg: ' || path || ' line ' || line_no || ': score ''' || fields[5]
-                      || ''' is not a finite number')
-            WHEN count(*) OVER (PARTITION BY fields[1], fields[3]) > 1 THEN
-                error('duckdb_ndcg: ' || path || ': item ''' || fields[3] || ''' is listed more than '
-                      || 'once for query ''' || fields[1] || ''' (lines '
-                      || array_to_string(list_sort(list(line_no) OVER (PARTITION BY fields[1], fields[3])),
-                                         ', ')
-                      || ')')
-            ELSE true
-        END AS line_ok
-    FROM _ndcg_read_fields(path)
-)
-WHERE line_ok;
+SELECT query_id, item_id, value AS score,
+       row_number() OVER (PARTITION BY query_id ORDER BY value DESC, item_id DESC) AS rnk
+FROM _ndcg_trec_lines(path, 'run');
