@@ -503,10 +503,10 @@ def table(
         + (f" DuckDB `memory_limit = '{memory_limit}'`." if memory_limit else ""),
         "",
         (
-            "| system | kind | rows | median s | x ndcg@10 | x top-k floor | peak RSS MiB "
+            "| system | kind | rows | median s | min s | x ndcg@10 | x top-k floor | peak RSS MiB "
             "| mean NDCG@10 | check | note |"
         ),
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for s in SYSTEMS:
         r = results.get(s.name)
@@ -514,12 +514,12 @@ def table(
             continue
         if "median" not in r:
             lines.append(
-                f"| {s.name} | {s.kind} | {rows:,} | — | — | — | — | — | {r['error']} | {s.note} |"
+                f"| {s.name} | {s.kind} | {rows:,} | — | — | — | — | — | — | {r['error']} | {s.note} |"
             )
             continue
         m = r["median"]
         lines.append(
-            f"| {s.name} | {s.kind} | {rows:,} | {m:.3f} | "
+            f"| {s.name} | {s.kind} | {rows:,} | {m:.3f} | {min(r['seconds']):.3f} | "
             f"{_fmt(m / base if base else None, '.2f')} | "
             f"{_fmt(m / floor if floor else None, '.2f')} | {r['peak_mib']:.0f} | "
             f"{_fmt(r.get('mean') if s.convention else None, '.12f')} | {r['check']} | {s.note} |"
