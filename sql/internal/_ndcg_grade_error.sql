@@ -10,18 +10,20 @@ CASE
     WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
         error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
               || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
-    WHEN isnan(max(rel::DOUBLE)) OR isinf(max(rel::DOUBLE)) OR isinf(min(rel::DOUBLE)) THEN
+    WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) OR isinf(min(rel)::DOUBLE) THEN
         error('duckdb_ndcg: grade must be a finite number, got '
-              || CASE WHEN isnan(max(rel::DOUBLE)) OR isinf(max(rel::DOUBLE)) THEN max(rel::DOUBLE)
-                      ELSE min(rel::DOUBLE) END::VARCHAR)
+              || CASE WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) THEN max(rel)::DOUBLE
+                      ELSE min(rel)::DOUBLE END::VARCHAR)
     WHEN negative = 'error' AND min(rel) < 0 THEN
         error('duckdb_ndcg: negative grade ' || min(rel)::VARCHAR
               || ' (pass negative := ''zero'' to give negative grades gain 0)')
     WHEN _ndcg_is_map(gain)
-         AND min(rel) FILTER (WHERE rel >= 0 AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
-                                                                   rel::DOUBLE) IS NULL) IS NOT NULL THEN
+         AND min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
+                                    AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
+                                                          rel::DOUBLE) IS NULL) IS NOT NULL THEN
         error('duckdb_ndcg: grade '
-              || min(rel) FILTER (WHERE rel >= 0 AND map_extract_value(
-                     TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), rel::DOUBLE) IS NULL)::VARCHAR
+              || min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
+                                        AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
+                                                              rel::DOUBLE) IS NULL)::VARCHAR
               || ' is not in the gain map ' || gain::VARCHAR)
 END;

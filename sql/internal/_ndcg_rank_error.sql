@@ -5,8 +5,8 @@ CREATE OR REPLACE MACRO _ndcg_rank_error(rnk, ties, tie_key) AS
 CASE
     WHEN ties NOT IN ('average', 'key') THEN
         error('duckdb_ndcg: ties must be ''average'' or ''key'', got ''' || ties || '''')
-    WHEN ties = 'key' AND count(tie_key) FILTER (WHERE rnk IS NOT NULL) < count(rnk) THEN
+    WHEN ties = 'key' AND count(tie_key) FILTER (WHERE ties = 'key' AND rnk IS NOT NULL) < count(rnk) THEN
         error('duckdb_ndcg: ties := ''key'' needs tie_key := <column> with no NULLs')
-    WHEN isnan(max(rnk::DOUBLE)) OR isinf(max(rnk::DOUBLE)) OR isinf(min(rnk::DOUBLE)) THEN
+    WHEN isnan(max(rnk)::DOUBLE) OR isinf(max(rnk)::DOUBLE) OR isinf(min(rnk)::DOUBLE) THEN
         error('duckdb_ndcg: rank keys must be finite numbers (found NaN or infinity)')
 END;
