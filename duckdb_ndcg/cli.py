@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import warnings
 from collections.abc import Sequence
@@ -14,6 +13,7 @@ import duckdb
 from duckdb_ndcg import chart, demo
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, macro, register
+from duckdb_ndcg.portable import events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
 
@@ -51,7 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--ties", default="average", choices=["average", "key"])
     ev.add_argument("--gain", default="linear", choices=["linear", "exponential"])
     ev.add_argument("--event-col", default="event_type")
-    ev.add_argument("--mapping", help="a .csv/.parquet file (event type, grade) replacing the default")
+    ev.add_argument(
+        "--mapping", help="a .csv/.parquet file (event type, grade) replacing the default"
+    )
     ev.add_argument("--collapse", default="max", choices=["max", "sum", "last"])
     ev.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
     ev.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
@@ -61,11 +63,26 @@ def _parser() -> argparse.ArgumentParser:
     ins = sub.add_parser("install", help="persist the macros into a DuckDB database file")
     ins.add_argument("database")
     ins.add_argument("--storage-compatibility-version", help="e.g. v1.5.0 for DuckDB 1.5 clients")
-    sq = sub.add_parser("sql", help="print the SQL of a macro")
+    sq = sub.add_parser(
+        "sql",
+        help="print the SQL of a macro, or with --dialect one statement for another engine",
+        description="Without --dialect: the DuckDB macro's SQL. With --dialect: one statement "
+        "computing the metric per query (NAME: ndcg, dcg, idcg, cg, precision_at_k, recall_at_k, "
+        "hit_rate, reciprocal_rank, average_precision; or ndcg_report for the event pipeline).",
+    )
     sq.add_argument("name")
-    sq.add_argument("--dialect", help="print portable SQL for another engine (e.g. postgres)")
-    sq.add_argument("--k", type=int, default=10, help="cutoff for --dialect")
-    sq.add_argument("--table", default="judged_run", help="input table for --dialect")
+    sq.add_argument("--dialect", help="e.g. postgres, spark, clickhouse, bigquery, snowflake")
+    sq.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 10 or 5,10")
+    sq.add_argument(
+        "--table", default="judged_run", help="input table (query_id, item_id, rel, rnk)"
+    )
+    sq.add_argument("--rankings", default="rankings", help="ndcg_report: rankings table")
+    sq.add_argument("--events", default="events", help="ndcg_report: events table")
+    sq.add_argument("--gain", default="linear", choices=["linear", "exponential"])
+    sq.add_argument("--ties", default="average", choices=["average", "key"])
+    sq.add_argument("--tie-key", help="column breaking ties for --ties key (e.g. item_id)")
+    sq.add_argument("--full-ideal", action="store_true", help="with no --k: trec_eval ndcg")
+    sq.add_argument("--pretty", action="store_true", help="indent the statement")
     dm = sub.add_parser("demo", help="generate an e-commerce search log and report on two rankers")
     dm.add_argument("--queries", type=int, default=2000)
     dm.add_argument("--seed", type=int, default=7)
@@ -124,10 +141,21 @@ def _evaluate(args: argparse.Namespace) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         relation = evaluate(
-            args.rankings, args.events, k=args.k, slice_by=slices, con=con,
-            query_col=args.query_col, item_col=args.item_col, position_col=args.position_col,
-            score_col=args.score_col, ties=args.ties, gain=args.gain, event_col=args.event_col,
-            mapping=args.mapping, collapse=args.collapse, time_col=args.time_col,
+            args.rankings,
+            args.events,
+            k=args.k,
+            slice_by=slices,
+            con=con,
+            query_col=args.query_col,
+            item_col=args.item_col,
+            position_col=args.position_col,
+            score_col=args.score_col,
+            ties=args.ties,
+            gain=args.gain,
+            event_col=args.event_col,
+            mapping=args.mapping,
+            collapse=args.collapse,
+            time_col=args.time_col,
             unknown="ignore" if args.ignore_unknown else "error",
             duplicates="allow" if args.allow_duplicates else "error",
             shape="summary" if args.summary else "report",
@@ -143,11 +171,21 @@ def _evaluate(args: argparse.Namespace) -> None:
         _show(materialized)
     if args.chart:
         curve = evaluate(
-            args.rankings, args.events, k=list(range(1, max(args.k) + 1)), slice_by=slices,
-            con=con, query_col=args.query_col, item_col=args.item_col,
-            position_col=args.position_col, score_col=args.score_col, ties=args.ties,
-            gain=args.gain, event_col=args.event_col, mapping=args.mapping,
-            collapse=args.collapse, time_col=args.time_col,
+            args.rankings,
+            args.events,
+            k=list(range(1, max(args.k) + 1)),
+            slice_by=slices,
+            con=con,
+            query_col=args.query_col,
+            item_col=args.item_col,
+            position_col=args.position_col,
+            score_col=args.score_col,
+            ties=args.ties,
+            gain=args.gain,
+            event_col=args.event_col,
+            mapping=args.mapping,
+            collapse=args.collapse,
+            time_col=args.time_col,
             unknown="ignore" if args.ignore_unknown else "error",
             duplicates="allow" if args.allow_duplicates else "error",
         )
@@ -160,11 +198,33 @@ def _sql(args: argparse.Namespace) -> None:
     if args.dialect is None:
         print(macro(args.name).sql.rstrip())
         return
-    if importlib.util.find_spec("duckdb_ndcg.portable") is None:
-        raise UsageError("--dialect needs duckdb_ndcg.portable, which this install lacks")
-    from duckdb_ndcg import portable  # type: ignore[attr-defined]
-
-    print(portable.to_sql(args.name, args.dialect, table=args.table, k=args.k))
+    k = args.k[0] if len(args.k) == 1 else args.k
+    if args.name == "ndcg_report":
+        print(
+            events_to_sql(
+                args.dialect,
+                rankings=args.rankings,
+                events=args.events,
+                k=k,
+                gain=args.gain,
+                ties=args.ties,
+                pretty=args.pretty,
+            )
+        )
+        return
+    print(
+        to_sql(
+            args.name,
+            args.dialect,
+            table=args.table,
+            k=k,
+            gain=args.gain,
+            ties=args.ties,
+            tie_key=args.tie_key,
+            full_ideal=args.full_ideal,
+            pretty=args.pretty,
+        )
+    )
 
 
 def _demo(args: argparse.Namespace) -> None:
@@ -177,10 +237,16 @@ def _demo(args: argparse.Namespace) -> None:
     counts = dict(con.sql("SELECT event_type, count(*) FROM demo_events GROUP BY ALL").fetchall())
     sessions = con.sql("SELECT count(DISTINCT session_id) FROM demo_events").fetchall()[0][0]
     print(f"duckdb-ndcg demo: an e-commerce search log, made in DuckDB (seed {args.seed})")
-    print(f"  {args.queries} queries, {sessions} sessions; rankers A (production) and B "
-          f"(candidate) each show 10 items per query")
-    print("  events: " + ", ".join(f"{counts.get(e, 0)} {e}" for e in
-                                   ("impression", "click", "add_to_cart", "purchase")))
+    print(
+        f"  {args.queries} queries, {sessions} sessions; rankers A (production) and B "
+        f"(candidate) each show 10 items per query"
+    )
+    print(
+        "  events: "
+        + ", ".join(
+            f"{counts.get(e, 0)} {e}" for e in ("impression", "click", "add_to_cart", "purchase")
+        )
+    )
     print("  grades: no action 0, click 1, add_to_cart 2, purchase 3 (best action per query, item)")
     print()
     cuts = sorted({1, 3, 5, k})
@@ -197,26 +263,34 @@ def _demo(args: argparse.Namespace) -> None:
     empty = next(row[4] for row in summary if row[0] == "A")
     print(f"  ({empty} of {args.queries} queries had no click, cart or purchase at all)")
     print()
-    con.execute("CREATE TEMP VIEW demo_a AS SELECT * EXCLUDE (ranker) FROM demo_rankings "
-                "WHERE ranker = 'A'")
-    con.execute("CREATE TEMP VIEW demo_b AS SELECT * EXCLUDE (ranker) FROM demo_rankings "
-                "WHERE ranker = 'B'")
+    con.execute(
+        "CREATE TEMP VIEW demo_a AS SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A'"
+    )
+    con.execute(
+        "CREATE TEMP VIEW demo_b AS SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'B'"
+    )
     better, worse, same, mean_diff = con.sql(
         "SELECT count(*) FILTER (WHERE diff > 1e-12), count(*) FILTER (WHERE diff < -1e-12), "
         "count(*) FILTER (WHERE abs(diff) <= 1e-12), avg(diff) "
         "FROM compare_rankers('demo_a', 'demo_b', 'demo_events', k := ?)",
         params=[k],
     ).fetchall()[0]
-    print(f"B vs A at NDCG@{k}: mean difference {mean_diff:+.4f} "
-          f"(B better on {better} queries, worse on {worse}, equal on {same})")
+    print(
+        f"B vs A at NDCG@{k}: mean difference {mean_diff:+.4f} "
+        f"(B better on {better} queries, worse on {worse}, equal on {same})"
+    )
     by_device = con.sql(
         "SELECT device, ranker, mean_ndcg FROM ndcg_summary('demo_rankings', 'demo_events', "
         "k := ?, slice_by := ['ranker', 'device']) ORDER BY device, ranker",
         params=[k],
     ).fetchall()
-    print(f"NDCG@{k} by device: " + "; ".join(
-        f"{dev} A {a:.4f} / B {b:.4f}" for (dev, _, a), (_, _, b) in zip(
-            by_device[0::2], by_device[1::2], strict=True)))
+    print(
+        f"NDCG@{k} by device: "
+        + "; ".join(
+            f"{dev} A {a:.4f} / B {b:.4f}"
+            for (dev, _, a), (_, _, b) in zip(by_device[0::2], by_device[1::2], strict=True)
+        )
+    )
     curve = con.sql(
         "SELECT ranker, k, mean_ndcg FROM ndcg_summary('demo_rankings', 'demo_events', "
         "k := range(1, 11), slice_by := ['ranker'])"
@@ -227,8 +301,10 @@ def _demo(args: argparse.Namespace) -> None:
     page, bare = chart.write(args.chart, series, "NDCG@k of rankers A and B (demo log)")
     print()
     print(f"Chart of NDCG@1..10 per ranker: {page} (open it in a browser; also {bare.name})")
-    print("Same report in SQL:  SELECT * FROM ndcg_summary('demo_rankings', 'demo_events', "
-          "k := [1, 5, 10], slice_by := ['ranker']);")
+    print(
+        "Same report in SQL:  SELECT * FROM ndcg_summary('demo_rankings', 'demo_events', "
+        "k := [1, 5, 10], slice_by := ['ranker']);"
+    )
     if args.keep:
         print(f"Tables demo_rankings and demo_events (and the macros) are saved in {args.keep}")
 

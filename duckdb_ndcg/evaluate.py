@@ -145,7 +145,12 @@ def evaluate(
     _require(
         logged,
         "events",
-        {"query_col": query_col, "item_col": item_col, "event_col": event_col, "time_col": time_col},
+        {
+            "query_col": query_col,
+            "item_col": item_col,
+            "event_col": event_col,
+            "time_col": time_col,
+        },
     )
     grades = _read_mapping(con, mapping)
     ranked.relation.to_view("_ndcg_input_rankings", replace=True)
@@ -161,8 +166,19 @@ def evaluate(
         + ("mapping := map(?::VARCHAR[], ?::DOUBLE[]), " if grades is not None else "")
         + "collapse := ?, time_col := ?::VARCHAR, unknown := ?)"
     )
-    params: list[object] = [cuts, list(slice_by), query_col, item_col, position_col, score_col,
-                            ties, gain, empty_ideal, duplicates, event_col]
+    params: list[object] = [
+        cuts,
+        list(slice_by),
+        query_col,
+        item_col,
+        position_col,
+        score_col,
+        ties,
+        gain,
+        empty_ideal,
+        duplicates,
+        event_col,
+    ]
     if grades is not None:
         params += [list(grades), list(grades.values())]
     params += [collapse, time_col, unknown]

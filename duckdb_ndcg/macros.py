@@ -36,7 +36,9 @@ def macros() -> tuple[Macro, ...]:
         sql = path.read_text(encoding="utf-8")
         match = _NAME.search(sql)
         if match is None or sql.count(_HEAD) != 1 or match.group(1) != path.stem:
-            raise RuntimeError(f"{path} must hold one 'CREATE OR REPLACE MACRO {path.stem}(' statement")
+            raise RuntimeError(
+                f"{path} must hold one 'CREATE OR REPLACE MACRO {path.stem}(' statement"
+            )
         found[path.stem] = Macro(path.stem, sql, public=path.parent.name != "internal")
     ordered: dict[str, Macro] = {}
 
@@ -65,7 +67,9 @@ def macro(name: str) -> Macro:
     raise ValueError(f"no macro named {name!r}; the macros are: {public}")
 
 
-def register(con: duckdb.DuckDBPyConnection, *, temporary: bool = True) -> duckdb.DuckDBPyConnection:
+def register(
+    con: duckdb.DuckDBPyConnection, *, temporary: bool = True
+) -> duckdb.DuckDBPyConnection:
     """Create every macro in ``con``: temporary (this connection only) unless ``temporary=False``.
 
     Calling it again replaces the macros. Returns ``con``.
@@ -82,7 +86,9 @@ def register(con: duckdb.DuckDBPyConnection, *, temporary: bool = True) -> duckd
 
 
 def install(
-    target: str | Path | duckdb.DuckDBPyConnection, *, storage_compatibility_version: str | None = None
+    target: str | Path | duckdb.DuckDBPyConnection,
+    *,
+    storage_compatibility_version: str | None = None,
 ) -> None:
     """Persist every macro into a database file so any DuckDB client can call them, no Python needed.
 
@@ -97,7 +103,9 @@ def install(
     """
     if isinstance(target, duckdb.DuckDBPyConnection):
         if storage_compatibility_version is not None:
-            raise ValueError("storage_compatibility_version applies to a path, not to an open connection")
+            raise ValueError(
+                "storage_compatibility_version applies to a path, not to an open connection"
+            )
         register(target, temporary=False)
         return
     config = {}

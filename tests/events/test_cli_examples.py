@@ -18,7 +18,9 @@ BIN = Path(sys.executable).parent
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=120, env=env, check=False)
+    return subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=120, env=env, check=False
+    )
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -39,15 +41,21 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_evaluate_files_and_outputs(demo_db: Path) -> None:
     with duckdb.connect(str(demo_db / "demo.duckdb"), read_only=True) as con:
-        con.execute("COPY (SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A') "
-                    f"TO '{demo_db / 'a.parquet'}'")
+        con.execute(
+            "COPY (SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A') "
+            f"TO '{demo_db / 'a.parquet'}'"
+        )
         con.execute(f"COPY demo_events TO '{demo_db / 'events.csv'}'")
-        expected = dict(con.execute(
-            "SELECT query_id, ndcg FROM ndcg_report('demo_rankings', 'demo_events', k := 5, "
-            "slice_by := ['ranker']) WHERE ranker = 'A'").fetchall())
+        expected = dict(
+            con.execute(
+                "SELECT query_id, ndcg FROM ndcg_report('demo_rankings', 'demo_events', k := 5, "
+                "slice_by := ['ranker']) WHERE ranker = 'A'"
+            ).fetchall()
+        )
     for name in ("out.csv", "out.json", "out.parquet"):
-        done = _cli("evaluate", "a.parquet", "events.csv", "--k", "5", "--output", name,
-                    cwd=demo_db)
+        done = _cli(
+            "evaluate", "a.parquet", "events.csv", "--k", "5", "--output", name, cwd=demo_db
+        )
         assert done.returncode == 0, done.stderr
     rows = json.loads((demo_db / "out.json").read_text())
     assert {r["query_id"]: r["ndcg"] for r in rows} == pytest.approx(expected, abs=1e-12)
@@ -55,27 +63,60 @@ def test_evaluate_files_and_outputs(demo_db: Path) -> None:
         for name in ("out.csv", "out.parquet"):
             got = dict(con.execute(f"SELECT query_id, ndcg FROM '{demo_db / name}'").fetchall())
             assert got == pytest.approx(expected, abs=1e-12)
-    shown = _cli("evaluate", "demo_rankings", "demo_events", "--db", "demo.duckdb", "--summary",
-                 "--k", "1,10", "--slice-by", "ranker", "--chart", "c.html", cwd=demo_db)
+    shown = _cli(
+        "evaluate",
+        "demo_rankings",
+        "demo_events",
+        "--db",
+        "demo.duckdb",
+        "--summary",
+        "--k",
+        "1,10",
+        "--slice-by",
+        "ranker",
+        "--chart",
+        "c.html",
+        cwd=demo_db,
+    )
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[0].split() == [
-        "ranker", "k", "queries", "mean_ndcg", "queries_without_relevant",
-        "mean_ndcg_with_relevant"]
+        "ranker",
+        "k",
+        "queries",
+        "mean_ndcg",
+        "queries_without_relevant",
+        "mean_ndcg_with_relevant",
+    ]
     assert len(shown.stdout.splitlines()) == 6 and (demo_db / "c.svg").is_file()
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["evaluate", "missing.parquet", "events.csv"], "rankings file missing.parquet does not exist"),
-        (["evaluate", "a.parquet", "events.csv", "--query-col", "qid"],
-         "rankings a.parquet has no column 'qid' (query_col)"),
-        (["evaluate", "a.parquet", "events.csv", "--event-col", "kind"],
-         "events events.csv has no column 'kind' (event_col)"),
-        (["evaluate", "demo_rankings", "demo_events", "--db", "demo.duckdb"],
-         "rankings table demo_rankings shows item_id"),
-        (["evaluate", "nope", "demo_events", "--db", "demo.duckdb"], "rankings table 'nope' does not exist"),
-        (["evaluate", "a.parquet", "events.csv", "--output", "x.xlsx"], "use a .csv, .json or .parquet"),
+        (
+            ["evaluate", "missing.parquet", "events.csv"],
+            "rankings file missing.parquet does not exist",
+        ),
+        (
+            ["evaluate", "a.parquet", "events.csv", "--query-col", "qid"],
+            "rankings a.parquet has no column 'qid' (query_col)",
+        ),
+        (
+            ["evaluate", "a.parquet", "events.csv", "--event-col", "kind"],
+            "events events.csv has no column 'kind' (event_col)",
+        ),
+        (
+            ["evaluate", "demo_rankings", "demo_events", "--db", "demo.duckdb"],
+            "rankings table demo_rankings shows item_id",
+        ),
+        (
+            ["evaluate", "nope", "demo_events", "--db", "demo.duckdb"],
+            "rankings table 'nope' does not exist",
+        ),
+        (
+            ["evaluate", "a.parquet", "events.csv", "--output", "x.xlsx"],
+            "use a .csv, .json or .parquet",
+        ),
         (["sql", "no_such_macro"], "no macro named 'no_such_macro'"),
     ],
 )
@@ -91,24 +132,66 @@ def test_install_and_sql(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     with duckdb.connect(str(tmp_path / "m.duckdb")) as con:  # no register(): persisted macros
         assert con.execute("SELECT list_ndcg([3, 2, 3, 0, 1, 2])").fetchone()[0] == pytest.approx(
-            0.9608081943360617, abs=1e-12)
+            0.9608081943360617, abs=1e-12
+        )
     text = _cli("sql", "ndcg_report", cwd=tmp_path)
     assert text.returncode == 0 and "CREATE OR REPLACE MACRO ndcg_report(" in text.stdout
 
 
 @pytest.mark.parametrize("script", ["quickstart.py", "event_demo.py", "sqlalchemy_bi.py"])
 def test_python_examples_run(tmp_path: Path, script: str) -> None:
-    done = _run(sys.executable, str(ROOT / "examples" / script), str(tmp_path / "out.html")
-                if script == "event_demo.py" else str(tmp_path / "m.duckdb"), cwd=tmp_path)
+    done = _run(
+        sys.executable,
+        str(ROOT / "examples" / script),
+        str(tmp_path / "out.html") if script == "event_demo.py" else str(tmp_path / "m.duckdb"),
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
-    expected = {"quickstart.py": "('socks', 3, 1.0, 2.0, 2.0, 2, 1, 1)",
-                "event_demo.py": "chart:", "sqlalchemy_bi.py": "NDCG@2: 0.8155 over 2 queries"}
+    expected = {
+        "quickstart.py": "('socks', 3, 1.0, 2.0, 2.0, 2, 1, 1)",
+        "event_demo.py": "chart:",
+        "sqlalchemy_bi.py": "NDCG@2: 0.8155 over 2 queries",
+    }
     assert expected[script] in done.stdout
 
 
-@pytest.mark.skipif(shutil.which("duckdb", path=str(BIN)) is None and shutil.which("duckdb") is None,
-                    reason="the duckdb CLI (pip install duckdb-cli) is not installed")
+@pytest.mark.skipif(
+    shutil.which("duckdb", path=str(BIN)) is None and shutil.which("duckdb") is None,
+    reason="the duckdb CLI (pip install duckdb-cli) is not installed",
+)
 def test_duckdb_cli_example(tmp_path: Path) -> None:
     done = _run("sh", str(ROOT / "examples" / "duckdb_cli.sh"), str(tmp_path), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "q1,2,0.63093" in done.stdout
+
+
+def test_sql_dialect_prints_the_portable_statement(tmp_path: Path) -> None:
+    """`sql --dialect` prints to_sql's statement; run on DuckDB it gives the macros' numbers."""
+    import duckdb_ndcg
+
+    args = ["--k", "2,3", "--ties", "key", "--tie-key", "item_id", "--gain", "exponential"]
+    done = _cli("sql", "ndcg", "--dialect", "duckdb", "--table", "run", *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = duckdb_ndcg.to_sql(
+        "ndcg", "duckdb", table="run", k=[2, 3], ties="key", tie_key="item_id", gain="exponential"
+    )
+    assert done.stdout.strip() == expected
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        con.execute(
+            "CREATE TABLE run AS SELECT * FROM (VALUES ('q', 'a', 2, 1.0), ('q', 'b', 0, 1.0),"
+            " ('q', 'c', 3, 2.0), ('q', 'd', 1, NULL)) AS t(query_id, item_id, rel, rnk)"
+        )
+        got = con.execute(done.stdout).fetchall()
+        want = con.execute(
+            "SELECT query_id,"
+            " ndcg(rel, rnk, 2, gain := 'exponential', ties := 'key', tie_key := item_id),"
+            " ndcg(rel, rnk, 3, gain := 'exponential', ties := 'key', tie_key := item_id)"
+            " FROM run GROUP BY query_id"
+        ).fetchall()
+    assert got[0][0] == want[0][0] == "q"
+    assert got[0][1:] == pytest.approx(want[0][1:], abs=1e-12)
+    report = _cli(
+        "sql", "ndcg_report", "--dialect", "postgres", "--rankings", "shown", cwd=tmp_path
+    )
+    assert report.returncode == 0 and '"shown"' in report.stdout

@@ -24,7 +24,9 @@ def _random_log(con: duckdb.DuckDBPyConnection, seed: int) -> None:
         for item in rng.sample(range(60), rng.randint(0, 12)):  # shown or not
             for _ in range(rng.randint(1, 3)):
                 events.append((f"q{q}", f"d{item}", rng.choice(list(GRADE))))
-    con.execute("CREATE TABLE shown(query_id VARCHAR, item_id VARCHAR, position INT, device VARCHAR)")
+    con.execute(
+        "CREATE TABLE shown(query_id VARCHAR, item_id VARCHAR, position INT, device VARCHAR)"
+    )
     con.executemany("INSERT INTO shown VALUES (?, ?, ?, ?)", shown)
     con.execute("CREATE TABLE events(query_id VARCHAR, item_id VARCHAR, event_type VARCHAR)")
     con.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
@@ -42,8 +44,11 @@ def test_report_matches_pytrec_eval(con: duckdb.DuckDBPyConnection, seed: int, k
         run.setdefault(q, {})[item] = 1000.0 - position  # distinct scores: no tie rule involved
     judged = {q: qrels[q] for q in run if q in qrels and any(qrels[q].values())}
     oracle = pytrec_eval.RelevanceEvaluator(judged, {f"ndcg_cut.{k}"}).evaluate(run)
-    got = dict(con.execute(
-        "SELECT query_id, ndcg FROM ndcg_report('shown', 'events', k := ?)", [k]).fetchall())
+    got = dict(
+        con.execute(
+            "SELECT query_id, ndcg FROM ndcg_report('shown', 'events', k := ?)", [k]
+        ).fetchall()
+    )
     assert set(got) == set(run)
     for q, value in got.items():
         expected = oracle[q][f"ndcg_cut_{k}"] if q in oracle else 0.0  # no positive grade
@@ -75,12 +80,18 @@ def test_several_cutoffs_and_slices(con: duckdb.DuckDBPyConnection) -> None:
     for device in ("web", "app"):
         con.execute(f"CREATE TABLE shown_{device} AS SELECT * FROM shown WHERE device = '{device}'")
         for k in (1, 10):
-            one = dict(con.execute(f"SELECT query_id, ndcg FROM ndcg_report('shown_{device}', "
-                                   "'events', k := ?)", [k]).fetchall())
+            one = dict(
+                con.execute(
+                    f"SELECT query_id, ndcg FROM ndcg_report('shown_{device}', 'events', k := ?)",
+                    [k],
+                ).fetchall()
+            )
             sliced = {q: v for d, q, kk, v in long if d == device and kk == k}
             assert sliced == pytest.approx(one, abs=1e-12)
-    summary = con.execute("SELECT device, k, queries, mean_ndcg FROM ndcg_summary('shown', "
-                          "'events', k := [1, 10], slice_by := ['device'])").fetchall()
+    summary = con.execute(
+        "SELECT device, k, queries, mean_ndcg FROM ndcg_summary('shown', "
+        "'events', k := [1, 10], slice_by := ['device'])"
+    ).fetchall()
     for device, k, queries, mean in summary:
         values = [v for d, _, kk, v in long if d == device and kk == k]
         assert queries == len(values)
@@ -88,15 +99,30 @@ def test_several_cutoffs_and_slices(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_unshown_events_count_in_ideal_only(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("CREATE TABLE shown AS SELECT * FROM (VALUES ('q', 'a', 1), ('q', 'b', 2)) "
-                "t(query_id, item_id, position)")
-    con.execute("CREATE TABLE events AS SELECT * FROM (VALUES ('q', 'b', 'click'), "
-                "('q', 'z', 'purchase'), ('other', 'a', 'purchase')) t(query_id, item_id, event_type)")
-    row = con.execute("SELECT query_id, dcg, idcg, ndcg, shown, shown_relevant, relevant "
-                      "FROM ndcg_report('shown', 'events', k := 3)").fetchall()
+    con.execute(
+        "CREATE TABLE shown AS SELECT * FROM (VALUES ('q', 'a', 1), ('q', 'b', 2)) "
+        "t(query_id, item_id, position)"
+    )
+    con.execute(
+        "CREATE TABLE events AS SELECT * FROM (VALUES ('q', 'b', 'click'), "
+        "('q', 'z', 'purchase'), ('other', 'a', 'purchase')) t(query_id, item_id, event_type)"
+    )
+    row = con.execute(
+        "SELECT query_id, dcg, idcg, ndcg, shown, shown_relevant, relevant "
+        "FROM ndcg_report('shown', 'events', k := 3)"
+    ).fetchall()
     dcg, idcg = 1 / 1.5849625007211562, 3 + 1 / 1.5849625007211562
-    assert row == [("q", pytest.approx(dcg, abs=1e-12), pytest.approx(idcg, abs=1e-12),
-                    pytest.approx(dcg / idcg, abs=1e-12), 2, 1, 2)]
+    assert row == [
+        (
+            "q",
+            pytest.approx(dcg, abs=1e-12),
+            pytest.approx(idcg, abs=1e-12),
+            pytest.approx(dcg / idcg, abs=1e-12),
+            2,
+            1,
+            2,
+        )
+    ]
 
 
 @pytest.mark.parametrize(
@@ -106,82 +132,126 @@ def test_unshown_events_count_in_ideal_only(con: duckdb.DuckDBPyConnection) -> N
 def test_event_relevance_collapse(
     con: duckdb.DuckDBPyConnection, collapse: str, extra: str, expected: float
 ) -> None:
-    con.execute("CREATE TABLE ev AS SELECT * FROM (VALUES ('q', 'a', 'click', 1), "
-                "('q', 'a', 'purchase', 2), ('q', 'a', 'cart', 3), ('q', 'a', 'click', 4)) "
-                "t(query_id, item_id, event_type, ts)")
-    got = con.execute(f"SELECT rel FROM event_relevance('ev', collapse := ?{extra})",
-                      [collapse]).fetchall()
+    con.execute(
+        "CREATE TABLE ev AS SELECT * FROM (VALUES ('q', 'a', 'click', 1), "
+        "('q', 'a', 'purchase', 2), ('q', 'a', 'cart', 3), ('q', 'a', 'click', 4)) "
+        "t(query_id, item_id, event_type, ts)"
+    )
+    got = con.execute(
+        f"SELECT rel FROM event_relevance('ev', collapse := ?{extra})", [collapse]
+    ).fetchall()
     assert got == [(expected,)]
 
 
 def test_event_relevance_mapping_map_and_table(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("CREATE TABLE ev AS SELECT * FROM (VALUES ('q', 'a', 'order'), ('q', 'b', 'like')) "
-                "t(query_id, item_id, event_type)")
-    con.execute("CREATE TABLE m AS SELECT * FROM (VALUES ('order', 5), ('like', 1)) t(event_type, g)")
-    by_map = con.execute("SELECT item_id, rel FROM event_relevance('ev', mapping := "
-                         "MAP {'order': 5, 'like': 1}) ORDER BY 1").fetchall()
-    by_table = con.execute("SELECT item_id, rel FROM event_relevance('ev', mapping := "
-                           "(SELECT map(list(event_type), list(g)) FROM m)) ORDER BY 1").fetchall()
+    con.execute(
+        "CREATE TABLE ev AS SELECT * FROM (VALUES ('q', 'a', 'order'), ('q', 'b', 'like')) "
+        "t(query_id, item_id, event_type)"
+    )
+    con.execute(
+        "CREATE TABLE m AS SELECT * FROM (VALUES ('order', 5), ('like', 1)) t(event_type, g)"
+    )
+    by_map = con.execute(
+        "SELECT item_id, rel FROM event_relevance('ev', mapping := "
+        "MAP {'order': 5, 'like': 1}) ORDER BY 1"
+    ).fetchall()
+    by_table = con.execute(
+        "SELECT item_id, rel FROM event_relevance('ev', mapping := "
+        "(SELECT map(list(event_type), list(g)) FROM m)) ORDER BY 1"
+    ).fetchall()
     assert by_map == by_table == [("a", 5.0), ("b", 1.0)]
 
 
 BAD_SQL = {
     "unknown event types": (
         "SELECT * FROM event_relevance('ev_bad')",
-        "event types the mapping lacks: bounce, like"),
-    "NULL item in events": ("SELECT * FROM event_relevance('ev_null')", "has NULL in query_id or item_id"),
+        "event types the mapping lacks: bounce, like",
+    ),
+    "NULL item in events": (
+        "SELECT * FROM event_relevance('ev_null')",
+        "has NULL in query_id or item_id",
+    ),
     "collapse last without time": (
-        "SELECT * FROM event_relevance('ev_ok', collapse := 'last')", "needs time_col"),
-    "bad collapse": ("SELECT * FROM event_relevance('ev_ok', collapse := 'mean')", "collapse must be"),
+        "SELECT * FROM event_relevance('ev_ok', collapse := 'last')",
+        "needs time_col",
+    ),
+    "bad collapse": (
+        "SELECT * FROM event_relevance('ev_ok', collapse := 'mean')",
+        "collapse must be",
+    ),
     "duplicate impression": (
         "SELECT * FROM ndcg_report('shown_dup', 'ev_ok')",
-        "shows item_id a more than once in ranking {'query_id': q}"),
+        "shows item_id a more than once in ranking {'query_id': q}",
+    ),
     "NULL key in rankings": ("SELECT * FROM ndcg_report('shown_null', 'ev_ok')", "has NULL in"),
     "unknown slice column": (
         "SELECT * FROM ndcg_report('shown_ok', 'ev_ok', slice_by := ['dev'])",
-        "has no column dev (named in slice_by)"),
+        "has no column dev (named in slice_by)",
+    ),
     "zero cutoff": ("SELECT * FROM ndcg_report('shown_ok', 'ev_ok', k := [0])", "k must be"),
     "bad duplicates option": (
-        "SELECT * FROM ndcg_report('shown_ok', 'ev_ok', duplicates := 'x')", "duplicates must be"),
+        "SELECT * FROM ndcg_report('shown_ok', 'ev_ok', duplicates := 'x')",
+        "duplicates must be",
+    ),
 }
 
 
 @pytest.fixture
 def bad_tables(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    con.execute("CREATE TABLE ev_ok AS SELECT * FROM (VALUES ('q', 'a', 'click')) "
-                "t(query_id, item_id, event_type)")
-    con.execute("CREATE TABLE ev_bad AS SELECT * FROM (VALUES ('q', 'a', 'like'), ('q', 'b', 'bounce'), "
-                "('q', 'c', 'click')) t(query_id, item_id, event_type)")
-    con.execute("CREATE TABLE ev_null AS SELECT * FROM (VALUES ('q', NULL, 'click')) "
-                "t(query_id, item_id, event_type)")
-    con.execute("CREATE TABLE shown_ok AS SELECT * FROM (VALUES ('q', 'a', 1)) t(query_id, item_id, position)")
-    con.execute("CREATE TABLE shown_dup AS SELECT * FROM (VALUES ('q', 'a', 1), ('q', 'a', 2)) "
-                "t(query_id, item_id, position)")
-    con.execute("CREATE TABLE shown_null AS SELECT * FROM (VALUES ('q', 'a', NULL::INT)) "
-                "t(query_id, item_id, position)")
+    con.execute(
+        "CREATE TABLE ev_ok AS SELECT * FROM (VALUES ('q', 'a', 'click')) "
+        "t(query_id, item_id, event_type)"
+    )
+    con.execute(
+        "CREATE TABLE ev_bad AS SELECT * FROM (VALUES ('q', 'a', 'like'), ('q', 'b', 'bounce'), "
+        "('q', 'c', 'click')) t(query_id, item_id, event_type)"
+    )
+    con.execute(
+        "CREATE TABLE ev_null AS SELECT * FROM (VALUES ('q', NULL, 'click')) "
+        "t(query_id, item_id, event_type)"
+    )
+    con.execute(
+        "CREATE TABLE shown_ok AS SELECT * FROM (VALUES ('q', 'a', 1)) t(query_id, item_id, position)"
+    )
+    con.execute(
+        "CREATE TABLE shown_dup AS SELECT * FROM (VALUES ('q', 'a', 1), ('q', 'a', 2)) "
+        "t(query_id, item_id, position)"
+    )
+    con.execute(
+        "CREATE TABLE shown_null AS SELECT * FROM (VALUES ('q', 'a', NULL::INT)) "
+        "t(query_id, item_id, position)"
+    )
     return con
 
 
 @pytest.mark.parametrize("case", list(BAD_SQL))
 def test_bad_input_is_a_clear_error(bad_tables: duckdb.DuckDBPyConnection, case: str) -> None:
     sql, message = BAD_SQL[case]
-    with pytest.raises(duckdb.Error, match=message.replace("(", r"\(").replace(")", r"\)")
-                       .replace("{", r"\{").replace("}", r"\}")):
+    with pytest.raises(
+        duckdb.Error,
+        match=message.replace("(", r"\(")
+        .replace(")", r"\)")
+        .replace("{", r"\{")
+        .replace("}", r"\}"),
+    ):
         bad_tables.execute(sql).fetchall()
 
 
 def test_documented_results_for_odd_input(bad_tables: duckdb.DuckDBPyConnection) -> None:
     con = bad_tables
     con.execute("CREATE TABLE ev_empty AS SELECT * FROM ev_ok LIMIT 0")
-    assert con.execute("SELECT ndcg, idcg, relevant FROM ndcg_report('shown_ok', 'ev_empty')"
-                       ).fetchall() == [(0.0, 0.0, 0)]
-    assert con.execute("SELECT ndcg FROM ndcg_report('shown_ok', 'ev_empty', empty_ideal := NULL)"
-                       ).fetchall() == [(None,)]
-    assert con.execute("SELECT item_id, rel FROM event_relevance('ev_bad', unknown := 'ignore')"
-                       ).fetchall() == [("c", 1.0)]
-    assert con.execute("SELECT shown, ndcg FROM ndcg_report('shown_dup', 'ev_ok', "
-                       "duplicates := 'allow', k := 2)").fetchall() == [
-        (2, pytest.approx((1 + 1 / 1.5849625007211562) / 1.0, abs=1e-12))]
+    assert con.execute(
+        "SELECT ndcg, idcg, relevant FROM ndcg_report('shown_ok', 'ev_empty')"
+    ).fetchall() == [(0.0, 0.0, 0)]
+    assert con.execute(
+        "SELECT ndcg FROM ndcg_report('shown_ok', 'ev_empty', empty_ideal := NULL)"
+    ).fetchall() == [(None,)]
+    assert con.execute(
+        "SELECT item_id, rel FROM event_relevance('ev_bad', unknown := 'ignore')"
+    ).fetchall() == [("c", 1.0)]
+    assert con.execute(
+        "SELECT shown, ndcg FROM ndcg_report('shown_dup', 'ev_ok', duplicates := 'allow', k := 2)"
+    ).fetchall() == [(2, pytest.approx((1 + 1 / 1.5849625007211562) / 1.0, abs=1e-12))]
 
 
 def test_hostile_names_are_quoted(con: duckdb.DuckDBPyConnection) -> None:
@@ -189,21 +259,50 @@ def test_hostile_names_are_quoted(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("""INSERT INTO "we""ird tbl" VALUES ('q', 'a', 1), ('q', 'b', 2)""")
     con.execute('CREATE TABLE "ev 2" ("q id" VARCHAR, "it\'em" VARCHAR, "kind" VARCHAR)')
     con.execute("""INSERT INTO "ev 2" VALUES ('q', 'b', 'purchase')""")
-    rel = evaluate('"we""ird tbl"', '"ev 2"', con=con, k=2, query_col="q id",
-                               item_col="it'em", position_col="pos;--", event_col="kind")
-    assert rel.fetchall() == [("q", 2, pytest.approx(1 / 1.5849625007211562, abs=1e-12),
-                               pytest.approx(3 / 1.5849625007211562, abs=1e-12), 3.0, 2, 1, 1)]
+    rel = evaluate(
+        '"we""ird tbl"',
+        '"ev 2"',
+        con=con,
+        k=2,
+        query_col="q id",
+        item_col="it'em",
+        position_col="pos;--",
+        event_col="kind",
+    )
+    assert rel.fetchall() == [
+        (
+            "q",
+            2,
+            pytest.approx(1 / 1.5849625007211562, abs=1e-12),
+            pytest.approx(3 / 1.5849625007211562, abs=1e-12),
+            3.0,
+            2,
+            1,
+            1,
+        )
+    ]
 
 
 def test_compare_rankers(con: duckdb.DuckDBPyConnection) -> None:
     demo.generate(con, queries=60)
     for r in ("A", "B"):
-        con.execute(f"CREATE VIEW r{r} AS SELECT * EXCLUDE (ranker) FROM demo_rankings "
-                    f"WHERE ranker = '{r}'")
-    rows = con.execute("SELECT query_id, ndcg_a, ndcg_b, diff, mean_diff, queries "
-                       "FROM compare_rankers('rA', 'rB', 'demo_events', k := 5)").fetchall()
-    a = dict(con.execute("SELECT query_id, ndcg FROM ndcg_report('rA', 'demo_events', k := 5)").fetchall())
-    b = dict(con.execute("SELECT query_id, ndcg FROM ndcg_report('rB', 'demo_events', k := 5)").fetchall())
+        con.execute(
+            f"CREATE VIEW r{r} AS SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = '{r}'"
+        )
+    rows = con.execute(
+        "SELECT query_id, ndcg_a, ndcg_b, diff, mean_diff, queries "
+        "FROM compare_rankers('rA', 'rB', 'demo_events', k := 5)"
+    ).fetchall()
+    a = dict(
+        con.execute(
+            "SELECT query_id, ndcg FROM ndcg_report('rA', 'demo_events', k := 5)"
+        ).fetchall()
+    )
+    b = dict(
+        con.execute(
+            "SELECT query_id, ndcg FROM ndcg_report('rB', 'demo_events', k := 5)"
+        ).fetchall()
+    )
     assert len(rows) == 60
     for q, na, nb, diff, mean_diff, queries in rows:
         assert (na, nb, diff) == pytest.approx((a[q], b[q], b[q] - a[q]), abs=1e-12)
