@@ -12,10 +12,17 @@
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
 CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
-    _ndcg_dcg_at(_ndcg_top_keys(rnk, _ndcg_checked_k(k), ties),
-                 _ndcg_top_grades(rel, rnk, _ndcg_checked_k(k), ties, tie_key),
-                 least(_ndcg_checked_k(k), count(rnk)),
-                 _ndcg_tie_keys(rnk, _ndcg_checked_k(k), ties),
-                 _ndcg_tie_grades(rel, rnk, _ndcg_checked_k(k), gain, ties),
-                 gain, log_base)
+    _ndcg_dcg_at(
+        _ndcg_top_keys(rnk, _ndcg_checked_k(k), ties),
+        _ndcg_top_grades(rel, rnk, _ndcg_checked_k(k), ties, tie_key),
+        least(_ndcg_checked_k(k), count(rnk)),
+        len(list_filter(_ndcg_tie_keys(rnk, _ndcg_checked_k(k), ties),
+                        lambda x: x = _ndcg_top_keys(rnk, _ndcg_checked_k(k), ties)
+                                      [least(_ndcg_checked_k(k), count(rnk))])),
+        coalesce(list_sum(list_transform(
+            list_filter(_ndcg_tie_grades(rel, rnk, _ndcg_checked_k(k), gain, ties),
+                        lambda x: x.r = _ndcg_top_keys(rnk, _ndcg_checked_k(k), ties)
+                                        [least(_ndcg_checked_k(k), count(rnk))]),
+            lambda x: _ndcg_gain(x.g, gain, 'zero'))), 0.0),
+        gain, log_base)
 END;

@@ -18,7 +18,9 @@
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
 --   gain, log_base, empty_ideal: as for the ndcg aggregate.
---   duplicates    'error': an item shown twice in one (slice, query) is an error naming the query;
+--   duplicates    'error': an item shown twice among the rows a cutoff reads (the first
+--                 max(k) + 1 of a (slice, query), all when k is NULL) is an error naming it; a
+--                 duplicate further down cannot change NDCG@k and just counts in `shown`;
 --                 'allow': every impression is a ranked row.
 -- Rules: the queries are those of `rankings` (events of other queries are ignored); a graded item
 -- never shown counts in IDCG only (judged but not returned, as in trec_eval); a shown item without

@@ -308,3 +308,38 @@ def test_compare_rankers(con: duckdb.DuckDBPyConnection) -> None:
         assert (na, nb, diff) == pytest.approx((a[q], b[q], b[q] - a[q]), abs=1e-12)
         assert mean_diff == pytest.approx(sum(b.values()) / 60 - sum(a.values()) / 60, abs=1e-12)
         assert queries == 60
+
+
+@pytest.mark.parametrize("ties", ["average", "key"])
+def test_tied_scores_match_core_aggregates(con: duckdb.DuckDBPyConnection, ties: str) -> None:
+    """Coarse scores make tie groups straddle every cutoff: the report's second pass over those
+    groups must give the aggregates' numbers (which keep every rank key of a group)."""
+    rng = random.Random(11)
+    shown, events = [], []
+    for q in range(60):
+        for item in range(rng.randint(1, 25)):
+            shown.append((f"q{q}", f"d{item}", rng.choice([0.0, 0.5, 0.5, 1.0, 2.0])))
+            if rng.random() < 0.4:
+                events.append((f"q{q}", f"d{item}", rng.choice(list(GRADE))))
+    con.execute("CREATE TABLE shown(query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    con.executemany("INSERT INTO shown VALUES (?, ?, ?)", shown)
+    con.execute("CREATE TABLE events(query_id VARCHAR, item_id VARCHAR, event_type VARCHAR)")
+    con.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
+    for k in (1, 3, 5, 8, None):
+        core = con.execute(
+            """SELECT query_id, ndcg(rel, -score, ?, ties := ?, tie_key := item_id,
+                                     full_ideal := true)
+               FROM shown FULL OUTER JOIN event_relevance('events') USING (query_id, item_id)
+               WHERE query_id IN (SELECT query_id FROM shown)
+               GROUP BY query_id ORDER BY query_id""",
+            [k, ties],
+        ).fetchall()
+        got = con.execute(
+            """SELECT query_id, ndcg FROM ndcg_report('shown', 'events', k := ?,
+                                                      score_col := 'score', ties := ?)
+               ORDER BY query_id""",
+            [k, ties],
+        ).fetchall()
+        assert [r[0] for r in got] == [r[0] for r in core]
+        for mine, theirs in zip(got, core, strict=True):
+            assert mine[1] == pytest.approx(theirs[1], abs=1e-12), (k, mine[0])
