@@ -4,7 +4,8 @@ Averaged ties (scikit-learn, McSherry & Najork): items with equal scores share t
 their whole tie group, also when the group straddles position k. Each formulation returns one row
 per query (``query_id``, ``ndcg``) from the view ``judged`` (query_id, item_id, score, rel); linear
 gain. The script (1) checks every formulation per query against scikit-learn ``ndcg_score`` on
-tie-heavy queries (integer scores 0..4, so most tie groups straddle position 10), (2) times them,
+tie-heavy queries (2 to 30 items, integer scores 0..4, so most tie groups straddle
+position 10), (2) times them,
 interleaved, on ``judged_<rows>.parquet`` together with the top-k floor, and writes
 ``results/formulations.md``.
 
@@ -155,6 +156,32 @@ FORMULATIONS: dict[str, tuple[str, str]] = {
             "a no-tie fast path, the boundary pass only for straddling tie groups"
         ),
     ),
+    "h. single pass: top-N lists + all keys": (
+        f"""
+        WITH t AS (
+            SELECT query_id, max_by(rel, score, 11) AS g, max(score, 11) AS s,
+                   list(score) AS all_s,
+                   list({{'s': score, 'g': rel}}) FILTER (WHERE rel > 0) AS positive,
+                   {_IDCG} AS idcg
+            FROM judged GROUP BY query_id)
+        SELECT query_id, coalesce(CASE
+            WHEN len(list_distinct(s)) = len(s) THEN
+                list_sum(list_transform(list_slice(g, 1, 10), lambda x, p: x / log2(p + 1)))
+            ELSE list_sum(list_transform(list_slice(g, 1, 10), lambda x, p:
+                CASE WHEN len(s) > 10 AND s[p] = s[10] AND s[10] = s[11] THEN
+                    coalesce(list_sum(list_transform(list_filter(positive, lambda y: y.s = s[10]),
+                                                     lambda y: y.g)), 0)
+                    / len(list_filter(all_s, lambda y: y = s[10]))
+                ELSE list_avg(list_filter(g, lambda y, j: s[j] = s[p])) END
+                / log2(p + 1)))
+            END / nullif(idcg, 0), 0) AS ndcg
+        FROM t
+        """,
+        (
+            "g in one aggregate pass: the boundary group's size from list(score) of every row and "
+            "its gain from the positive rows (unbounded state, as an aggregate macro must keep)"
+        ),
+    ),
     "floor: top-k": (
         (
             "SELECT query_id, list_sum(max_by(rel, score, 10)) + list_sum(max(rel, 10)) AS ndcg "
@@ -168,24 +195,27 @@ FORMULATIONS: dict[str, tuple[str, str]] = {
 NOTES = """
 ## Findings
 
-- Exact on tie-heavy data (to about 3e-16): a, b, c, e, f, g. Not exact: d, which averages a tie
-  group only over its members inside the top 11, so a group straddling position 10 gets the
-  wrong mean (largest error about 0.1 per query on the tie-heavy data; tiny on the benchmark data,
-  where few groups straddle position 10).
+- Exact on tie-heavy data (to about 3e-16): a, b, c, e, f, g, h. Not exact: d, which averages a
+  tie group only over its members inside the top 11, so a group straddling position 10 gets the
+  wrong mean (error up to about 0.1 per query on the tie-heavy data; 1e-7 on the mean of the
+  benchmark data, where about 5 % of queries have a tie across positions 10 and 11 and 29 % a
+  tie somewhere in their top 11).
 - No single pass with bounded state can be exact: the tie group at position 10 can be any size
-  and its score (the 10th best) is known only after the whole group has been read, so the count
-  and gain sum of that group cannot be accumulated on the way. Exactness needs either unbounded
-  per-query state (whole sorted lists: a, c), a pre-aggregation by (query, score) (f, a hash
-  aggregate with about one group per row, so slower than the lists), or a second pass limited to
-  the queries whose top 11 ends in a tie (e, g): a join of the data with the few (query, s10)
-  pairs, which DuckDB runs as a scan with a small hash table.
-- The top-N aggregates do not sort whole groups, which is what makes d, e and g fast. A struct
-  payload in max_by ({s, g}) costs noticeably more than two plain top-N lists
-  (max_by(rel, score, 11) and max(score, 11), both in score-descending order, so position p of
-  one matches position p of the other up to the order inside a tie group, which averaging
-  ignores): g is e without the struct.
-- The remaining gap to the floor in g is the 11th element, the score list, the IDCG list lambda,
-  the tie check and the second scan for boundary ties.
+  and its score (the 10th best) is known only after the whole group has been read, so its size
+  and gain sum cannot be accumulated on the way. Exactness needs either unbounded per-query state
+  (whole sorted lists: a, c; or, cheaper, the unsorted keys of every row plus the positive rows:
+  h), a pre-aggregation by (query, score) (f: a hash aggregate with about one group per row,
+  slower than the lists), or a second pass limited to the queries whose top 11 ends in a tie
+  (e, g): a join of the data with the few (query, 10th score) pairs.
+- An aggregate macro (`ndcg(rel, rnk, 10)` under the user's GROUP BY) is one expression, so it
+  cannot run a second pass: h is the shape it can take. A table macro (ndcg_report, or any
+  macro that reads the table itself) can take g.
+- The top-N aggregates do not sort whole groups, which is what makes d, e, g and h fast. A struct
+  payload in max_by ({s, g}) costs more than two plain top-N lists (max_by(rel, score, 11) and
+  max(score, 11), both in score-descending order, so position p of one matches position p of the
+  other up to the order inside a tie group, which averaging ignores): g is e without the struct.
+- What is left between g and the floor: the 11th element, the score list, the IDCG lambda, the
+  tie check and the second scan for boundary ties.
 """
 
 
@@ -200,8 +230,13 @@ def _commit() -> str:
     return (head or "unknown") + (" + uncommitted sql/ changes" if dirty else "")
 
 
-def _connect(path: Path | None) -> duckdb.DuckDBPyConnection:
+def _connect(path: Path | None, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     con = duckdb_ndcg.register(duckdb.connect())
+    if memory_limit is not None:
+        spill = HERE / "data" / "spill"
+        spill.mkdir(parents=True, exist_ok=True)
+        con.execute("SET memory_limit = ?", [memory_limit])
+        con.execute("SET temp_directory = ?", [str(spill)])
     if path is not None:
         literal = "'" + str(path).replace("'", "''") + "'"
         con.execute(f"CREATE VIEW judged AS SELECT * FROM read_parquet({literal})")
@@ -213,10 +248,11 @@ def exactness(n_queries: int = 3000, length: int = 30, seed: int = 7) -> dict[st
     from sklearn.metrics import ndcg_score
 
     rng = np.random.default_rng(seed)
-    qid = np.repeat(np.arange(n_queries), length)
+    sizes = rng.integers(2, length + 1, size=n_queries)  # some shorter than k + 1
+    qid = np.repeat(np.arange(n_queries), sizes)
     score = rng.integers(0, 5, size=qid.size).astype(np.float64)
     rel = rng.choice(4, size=qid.size, p=(0.6, 0.2, 0.15, 0.05))
-    item = np.tile(np.arange(length), n_queries)
+    item = np.arange(qid.size)
     truth = np.array(
         [
             ndcg_score(rel[qid == q][None, :], score[qid == q][None, :], k=K)
@@ -235,15 +271,23 @@ def exactness(n_queries: int = 3000, length: int = 30, seed: int = 7) -> dict[st
     return out
 
 
-def timings(path: Path, reps: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {name: [] for name in FORMULATIONS}
+def timings(
+    path: Path, reps: int, names: list[str], memory_limit: str | None = None
+) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {name: [] for name in names}
     for rep in range(reps):
-        for name, (sql, _) in FORMULATIONS.items():
-            con = _connect(path)
+        for name in names:
+            con = _connect(path, memory_limit)
             start = time.perf_counter()
-            con.execute(f"SELECT avg(ndcg), count(*) FROM ({sql})").fetchone()
+            try:
+                con.execute(f"SELECT avg(ndcg), count(*) FROM ({FORMULATIONS[name][0]})").fetchone()
+            except duckdb.OutOfMemoryException as exc:
+                print(f"[{rep + 1}/{reps}] {name}: out of memory: {exc}", flush=True)
+                times[name].append(float("nan"))
+                continue
+            finally:
+                con.close()
             times[name].append(time.perf_counter() - start)
-            con.close()
             print(f"[{rep + 1}/{reps}] {name}: {times[name][-1]:.3f} s", flush=True)
     return times
 
@@ -262,14 +306,24 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "formulations.md")
+    parser.add_argument("--memory-limit", default=None, help="time only, under this limit")
+    parser.add_argument("--only", nargs="+", default=list(FORMULATIONS), metavar="NAME")
     args = parser.parse_args()
     path = HERE / "data" / f"judged_{args.rows}.parquet"
     if not path.exists():
         raise SystemExit(f"missing {path}: run python benchmarks/generate.py {args.rows}")
+    unknown = [n for n in args.only if n not in FORMULATIONS]
+    if unknown:
+        raise SystemExit(f"unknown --only {unknown}; choose from {list(FORMULATIONS)}")
+    if args.memory_limit is not None:  # a quick check of which formulations spill or fail
+        times = timings(path, args.reps, args.only, args.memory_limit)
+        for name, got in times.items():
+            print(f"{name}: {statistics.median(got):.3f} s under memory_limit {args.memory_limit}")
+        return
     exact = exactness()
     print("max |diff| vs scikit-learn:", exact, flush=True)
     avg = means(path)
-    times = timings(path, args.reps)
+    times = timings(path, args.reps, list(FORMULATIONS))
     floor = statistics.median(times["floor: top-k"])
     ref = avg["a. current macro"]
     lines = [
@@ -287,7 +341,7 @@ def main() -> None:
             "top-k floor is `max_by(rel, score, 10)` and `max(rel, 10)` per query; the minimum "
             "over runs is shown too, as the machine is shared (others' tests add noise). Exactness: "
             "largest per-query |difference| from scikit-learn `ndcg_score(k=10)` on 3,000 tie-heavy "
-            "queries (30 items, integer scores 0..4)."
+            "queries (2 to 30 items, integer scores 0..4)."
         ),
         "",
         (

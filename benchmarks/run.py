@@ -439,7 +439,8 @@ def measure(name: str, rows: int, memory_limit: str | None, timeout: float) -> d
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
     if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        lines = done.stderr.strip().splitlines() or ["no output"]
+        tail = next((x for x in reversed(lines) if "Error" in x), lines[-1])
         return {"error": f"exit {done.returncode}: {tail[:300]}"}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -617,7 +618,7 @@ def growth(out: Path) -> str:
     for path in sorted(RESULTS.glob("*.json")):
         saved = json.loads(path.read_text(encoding="utf-8"))
         if "rows" in saved and saved.get("memory_limit") is None:
-            runs[saved["rows"]] = saved["results"]
+            runs.setdefault(saved["rows"], {}).update(saved["results"])
     sizes = sorted(runs)
     head = " | ".join(f"{n:,} rows s" for n in sizes)
     lines = [
@@ -635,8 +636,11 @@ def growth(out: Path) -> str:
         cells, meds = [], []
         for n in sizes:
             r = runs[n].get(s.name, {})
+            skipped = s.max_rows is not None and n > s.max_rows
             cells.append(
-                _fmt(r.get("median"), ".3f") if "median" in r else (r.get("error", "not run"))
+                _fmt(r.get("median"), ".3f")
+                if "median" in r
+                else r.get("error", "skipped (too slow)" if skipped else "not run")
             )
             meds.append((n, r.get("median")))
         pairs = [(a, b) for a, b in itertools.pairwise(meds) if a[1] and b[1]]
