@@ -5,7 +5,6 @@ from __future__ import annotations
 import duckdb
 
 import duckdb_ndcg
-from duckdb_ndcg.evaluate import evaluate
 
 con = duckdb_ndcg.register(duckdb.connect())
 con.execute("""CREATE TABLE shown AS SELECT * FROM (VALUES
@@ -16,5 +15,5 @@ con.execute("""CREATE TABLE events AS SELECT * FROM (VALUES
     ('socks', 'sku-7', 'add_to_cart')) AS t(query_id, item_id, event_type)""")
 
 print(con.sql("SELECT * FROM ndcg_report('shown', 'events', k := [1, 3]) ORDER BY ALL"))
-report = evaluate("shown", "events", k=3, con=con)
+report = duckdb_ndcg.evaluate("shown", "events", k=3, con=con)
 print(report.fetchall())
