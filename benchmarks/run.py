@@ -461,7 +461,20 @@ def machine() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             facts[dist] = "missing"
     facts["BLAS"] = _blas_kernel()
+    facts["macros at commit"] = _commit()
     return facts
+
+
+def _commit() -> str:
+    """The checkout's commit, marked when sql/ has uncommitted changes (the macros measured)."""
+    git = ["git", "-C", str(HERE.parent)]
+    head = subprocess.run(
+        [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--", "sql"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return (head or "unknown") + (" + uncommitted sql/ changes" if dirty else "")
 
 
 def _blas_kernel() -> str:
