@@ -619,7 +619,15 @@ def bench(
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(report, encoding="utf-8")
         out.with_suffix(".json").write_text(
-            json.dumps({"rows": rows, "memory_limit": memory_limit, "results": results}, indent=1),
+            json.dumps(
+                {
+                    "rows": rows,
+                    "memory_limit": memory_limit,
+                    "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                    "results": results,
+                },
+                indent=1,
+            ),
             encoding="utf-8",
         )
     return results
@@ -628,8 +636,8 @@ def bench(
 def growth(out: Path) -> str:
     """Growth table from the saved ``results/<rows>.json`` files (no memory limit)."""
     runs = {}
-    for path in sorted(RESULTS.glob("*.json")):
-        saved = json.loads(path.read_text(encoding="utf-8"))
+    saved_runs = [json.loads(p.read_text(encoding="utf-8")) for p in RESULTS.glob("*.json")]
+    for saved in sorted(saved_runs, key=lambda r: r.get("measured_at", "")):
         if "rows" in saved and saved.get("memory_limit") is None:
             runs.setdefault(saved["rows"], {}).update(saved["results"])
     sizes = sorted(runs)
