@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -9,8 +10,12 @@ from pathlib import Path
 import duckdb
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-_W, _H = 720, 440
-_LEFT, _RIGHT, _TOP, _BOTTOM = 70, 170, 50, 60
+_DASHES = ("", "7 4", "2 3", "10 3 2 3")
+_MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down")
+_STEPS = (0.01, 0.02, 0.025, 0.05, 0.1, 0.2)
+_W, _H = 760, 460
+_LEFT, _TOP, _BOTTOM = 72, 62, 62
+_CHAR = 7.6  # mean width of a 14px Helvetica character, to size the legend
 
 Series = Mapping[str, Sequence[tuple[int, float]]]
 
@@ -32,54 +37,107 @@ def curve_series(
     return series
 
 
+def _y_range(values: Sequence[float]) -> tuple[float, float, float]:
+    """(bottom, top, tick step) of the y axis: the data plus a margin, widened to 0 when close."""
+    low, high = min(values), max(values)
+    pad = max(high - low, 0.1) * 0.15
+    for step in _STEPS:
+        bottom = max(0.0, math.floor(round((low - pad) / step, 9)) * step)
+        top = min(1.0, math.ceil(round((high + pad) / step, 9)) * step)
+        if (top - bottom) / step <= 8:
+            break
+    if bottom <= (top - bottom) / 2:  # so little axis would be cut that cutting misleads more
+        bottom = 0.0
+        step = next(s for s in _STEPS if top / s <= 10)
+        top = min(1.0, math.ceil(round(top / step, 9)) * step)
+    return round(bottom, 6), round(top, 6), step
+
+
+def _marker(shape: str, cx: float, cy: float, color: str, tip: str = "") -> str:
+    title = f"<title>{escape(tip)}</title>" if tip else ""
+    style = f'fill="{color}" stroke="white" stroke-width="1"'
+    if shape == "circle":
+        return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4.5" {style}>{title}</circle>'
+    if shape == "square":
+        return (f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" {style}>'
+                f"{title}</rect>")
+    corners = {
+        "triangle": ((0, -5.5), (5, 4), (-5, 4)),
+        "diamond": ((0, -5.5), (5, 0), (0, 5.5), (-5, 0)),
+        "triangle-down": ((0, 5.5), (5, -4), (-5, -4)),
+    }[shape]
+    points = " ".join(f"{cx + dx:.1f},{cy + dy:.1f}" for dx, dy in corners)
+    return f'<polygon points="{points}" {style}>{title}</polygon>'
+
+
 def svg(series: Series, title: str = "NDCG@k") -> str:
-    """An SVG line chart: x = cutoff k, y = mean NDCG@k in [0, 1], one line per series."""
+    """An SVG line chart: x = cutoff k, y = mean NDCG@k, one line (color, dash, marker) per series.
+
+    The y axis spans the data with a margin; when it does not start at 0 the chart says so.
+    """
     if not series or not any(series.values()):
         raise ValueError("series must hold at least one (k, ndcg) point")
+    values = [v for points in series.values() for _, v in points]
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("series values must be finite numbers (mean NDCG in [0, 1])")
     max_k = max(k for points in series.values() for k, _ in points)
-    plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+    bottom, top, step = _y_range(values)
+    legend_w = 70 + _CHAR * max(len(name) for name in series)
+    width = _W + max(0, round(legend_w) - 170)
+    plot_w, plot_h = _W - _LEFT - 170, _H - _TOP - _BOTTOM
+    digits = next(d for d in (1, 2, 3) if abs(step * 10**d - round(step * 10**d)) < 1e-9)
 
     def x(k: float) -> float:
         return _LEFT + (k - 1) / max(max_k - 1, 1) * plot_w
 
     def y(v: float) -> float:
-        return _TOP + (1 - v) * plot_h
+        return _TOP + (top - v) / (top - bottom) * plot_h
 
     out = [
-        (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
-         f'viewBox="0 0 {_W} {_H}" font-family="Helvetica, Arial, sans-serif" font-size="13">'),
-        f'<rect width="{_W}" height="{_H}" fill="white"/>',
-        (f'<text x="{_W / 2 - _RIGHT / 2}" y="28" text-anchor="middle" font-size="17" '
+        (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{_H}" '
+         f'viewBox="0 0 {width} {_H}" font-family="Helvetica, Arial, sans-serif" font-size="14">'),
+        f'<rect width="{width}" height="{_H}" fill="white"/>',
+        (f'<text x="{_LEFT + plot_w / 2}" y="28" text-anchor="middle" font-size="18" '
          f'font-weight="bold">{escape(title)}</text>'),
     ]
-    for tick in range(11):
-        v = tick / 10
+    if bottom > 0:
+        out.append(f'<text x="{_LEFT}" y="{_TOP - 10}" font-size="13" fill="#555" '
+                   f'font-style="italic">y axis starts at {bottom:.{digits}f}, not 0</text>')
+    for i in range(round((top - bottom) / step) + 1):
+        v = bottom + i * step
         out.append(f'<line x1="{_LEFT}" x2="{_LEFT + plot_w}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
                    f'stroke="#e5e5e5"/>')
-        out.append(f'<text x="{_LEFT - 8}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
-    step = max(1, round(max_k / 10))
-    for k in range(1, max_k + 1, step):
+        out.append(f'<line x1="{_LEFT - 5}" x2="{_LEFT}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
+                   'stroke="#333"/>')
+        out.append(f'<text x="{_LEFT - 9}" y="{y(v) + 5:.1f}" text-anchor="end">'
+                   f"{v:.{digits}f}</text>")
+    k_step = max(1, round(max_k / 10))
+    for k in range(1, max_k + 1, k_step):
         out.append(f'<line x1="{x(k):.1f}" x2="{x(k):.1f}" y1="{_TOP + plot_h}" '
                    f'y2="{_TOP + plot_h + 5}" stroke="#333"/>')
-        out.append(f'<text x="{x(k):.1f}" y="{_TOP + plot_h + 20}" text-anchor="middle">{k}</text>')
+        out.append(f'<text x="{x(k):.1f}" y="{_TOP + plot_h + 21}" text-anchor="middle">{k}</text>')
     out.append(f'<rect x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
                f'stroke="#333"/>')
-    out.append(f'<text x="{_LEFT + plot_w / 2}" y="{_H - 15}" text-anchor="middle">'
+    out.append(f'<text x="{_LEFT + plot_w / 2}" y="{_H - 14}" text-anchor="middle">'
                "cutoff k (items looked at)</text>")
     out.append(f'<text transform="translate(20 {_TOP + plot_h / 2}) rotate(-90)" '
                'text-anchor="middle">mean NDCG@k</text>')
     for i, (name, points) in enumerate(series.items()):
         color = _COLORS[i % len(_COLORS)]
+        dash = _DASHES[i % len(_DASHES)]
+        shape = _MARKERS[i % len(_MARKERS)]
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
         ordered = sorted(points)
         path = " ".join(f"{x(k):.1f},{y(v):.1f}" for k, v in ordered)
-        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2.5"/>')
+        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2.5"'
+                   f"{dashed}/>")
         for k, v in ordered:
-            out.append(f'<circle cx="{x(k):.1f}" cy="{y(v):.1f}" r="3.5" fill="{color}">'
-                       f"<title>{escape(name)}: NDCG@{k} = {v:.4f}</title></circle>")
-        ly = _TOP + 10 + 24 * i
-        out.append(f'<line x1="{_W - _RIGHT + 15}" x2="{_W - _RIGHT + 40}" y1="{ly}" y2="{ly}" '
-                   f'stroke="{color}" stroke-width="3"/>')
-        out.append(f'<text x="{_W - _RIGHT + 46}" y="{ly + 4}">{escape(name)}</text>')
+            out.append(_marker(shape, x(k), y(v), color, f"{name}: NDCG@{k} = {v:.4f}"))
+        lx, ly = _LEFT + plot_w + 18, _TOP + 12 + 26 * i
+        out.append(f'<line x1="{lx}" x2="{lx + 36}" y1="{ly}" y2="{ly}" stroke="{color}" '
+                   f'stroke-width="2.5"{dashed}/>')
+        out.append(_marker(shape, lx + 18, ly, color))
+        out.append(f'<text x="{lx + 44}" y="{ly + 5}">{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
