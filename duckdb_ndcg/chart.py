@@ -13,6 +13,7 @@ _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
 _DASHES = ("", "7 4", "2 3", "10 3 2 3")
 _MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down")
 _STEPS = (0.01, 0.02, 0.025, 0.05, 0.1, 0.2)
+_K_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _W, _H = 760, 460
 _LEFT, _TOP, _BOTTOM = 72, 62, 62
 _CHAR = 7.6  # mean width of a 14px Helvetica character, to size the legend
@@ -78,8 +79,8 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
     if not series or not any(series.values()):
         raise ValueError("series must hold at least one (k, ndcg) point")
     values = [v for points in series.values() for _, v in points]
-    if not all(math.isfinite(v) for v in values):
-        raise ValueError("series values must be finite numbers (mean NDCG in [0, 1])")
+    if not all(0 <= v <= 1 for v in values):  # also rejects NaN
+        raise ValueError("series values must be mean NDCG values in [0, 1]")
     max_k = max(k for points in series.values() for k, _ in points)
     bottom, top, step = _y_range(values)
     legend_w = 70 + _CHAR * max(len(name) for name in series)
@@ -111,8 +112,8 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
                    'stroke="#333"/>')
         out.append(f'<text x="{_LEFT - 9}" y="{y(v) + 5:.1f}" text-anchor="end">'
                    f"{v:.{digits}f}</text>")
-    k_step = max(1, round(max_k / 10))
-    for k in range(1, max_k + 1, k_step):
+    k_step = next((s for s in _K_STEPS if max_k / s <= 10), max_k)
+    for k in [1, *(m for m in range(k_step, max_k + 1, k_step) if m - 1 >= k_step / 2)]:
         out.append(f'<line x1="{x(k):.1f}" x2="{x(k):.1f}" y1="{_TOP + plot_h}" '
                    f'y2="{_TOP + plot_h + 5}" stroke="#333"/>')
         out.append(f'<text x="{x(k):.1f}" y="{_TOP + plot_h + 21}" text-anchor="middle">{k}</text>')
