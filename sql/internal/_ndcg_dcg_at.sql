@@ -4,17 +4,20 @@
 -- (McSherry & Najork; scikit-learn). A tie group that straddles position m reaches past the top
 -- lists: straddle_count and straddle_gain, its size and gain sum, are then evaluated (only then:
 -- they may scan lists or come from a second pass over the data). Rankings without ties take the
--- direct sum.
+-- direct sum; a tie group inside the cut is found by its first and last key (linear per group).
 CREATE OR REPLACE MACRO _ndcg_dcg_at(keys, grades, m, straddle_count, straddle_gain, gain, log_base) AS
 CASE
     WHEN NOT _ndcg_has_ties(keys, m) THEN
         _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
-    ELSE _ndcg_sum_discounted(list_transform(_ndcg_gains(_ndcg_head(grades, m), gain),
-        lambda g, p: CASE
+    -- [x] with lambda x binds a value once per row: written inside the inner lambda, the reversed
+    -- keys would be rebuilt for every position
+    ELSE _ndcg_sum_discounted(list_transform([list_reverse(keys)], lambda reversed:
+        list_transform(_ndcg_gains(_ndcg_head(grades, m), gain), lambda g, p: CASE
             WHEN (p = 1 OR keys[p - 1] <> keys[p]) AND (p = len(keys) OR keys[p + 1] <> keys[p]) THEN g
             WHEN keys[p] = keys[m] AND len(keys) > m AND keys[m + 1] = keys[m] THEN
                 straddle_gain / straddle_count
-            ELSE list_avg(list_filter(_ndcg_gains(_ndcg_head(grades, m), gain),
-                                      lambda h, q: keys[q] = keys[p]))
-        END), NULL, log_base)
+            ELSE list_avg(_ndcg_gains(list_slice(  -- the whole tie group: keys are sorted
+                grades, list_position(keys, keys[p]),
+                len(keys) + 1 - list_position(reversed, keys[p])), gain))
+        END))[1], NULL, log_base)
 END;
