@@ -138,57 +138,46 @@ def _evaluate(args: argparse.Namespace) -> None:
         con.execute("SET search_path = 'memory.main,ndcg_source.main'")
     con.execute("SET enable_progress_bar = true")
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
+    common = {
+        "slice_by": slices,
+        "con": con,
+        "query_col": args.query_col,
+        "item_col": args.item_col,
+        "position_col": args.position_col,
+        "score_col": args.score_col,
+        "ties": args.ties,
+        "gain": args.gain,
+        "event_col": args.event_col,
+        "mapping": args.mapping,
+        "collapse": args.collapse,
+        "time_col": args.time_col,
+        "unknown": "ignore" if args.ignore_unknown else "error",
+        "duplicates": "allow" if args.allow_duplicates else "error",
+    }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         relation = evaluate(
             args.rankings,
             args.events,
             k=args.k,
-            slice_by=slices,
-            con=con,
-            query_col=args.query_col,
-            item_col=args.item_col,
-            position_col=args.position_col,
-            score_col=args.score_col,
-            ties=args.ties,
-            gain=args.gain,
-            event_col=args.event_col,
-            mapping=args.mapping,
-            collapse=args.collapse,
-            time_col=args.time_col,
-            unknown="ignore" if args.ignore_unknown else "error",
-            duplicates="allow" if args.allow_duplicates else "error",
             shape="summary" if args.summary else "report",
+            **common,
         )
     for warning in caught:
         print(f"duckdb-ndcg: {warning.message}", file=sys.stderr)
     keys = relation.columns[: -4 if args.summary else -6]  # slice/query columns, then k
-    materialized = relation.order(", ".join('"' + c.replace('"', '""') + '"' for c in keys))
+    relation.order(", ".join('"' + c.replace('"', '""') + '"' for c in keys)).to_table(
+        "_ndcg_result"
+    )  # computed once, then shown or written
+    result = con.table("_ndcg_result")
     if args.output:
-        _write(materialized, args.output)
-        print(f"wrote {len(materialized.fetchall())} rows to {args.output}", file=sys.stderr)
+        _write(result, args.output)
+        rows = result.aggregate("count(*)").fetchall()[0][0]
+        print(f"wrote {rows} rows to {args.output}", file=sys.stderr)
     else:
-        _show(materialized)
+        _show(result)
     if args.chart:
-        curve = evaluate(
-            args.rankings,
-            args.events,
-            k=list(range(1, max(args.k) + 1)),
-            slice_by=slices,
-            con=con,
-            query_col=args.query_col,
-            item_col=args.item_col,
-            position_col=args.position_col,
-            score_col=args.score_col,
-            ties=args.ties,
-            gain=args.gain,
-            event_col=args.event_col,
-            mapping=args.mapping,
-            collapse=args.collapse,
-            time_col=args.time_col,
-            unknown="ignore" if args.ignore_unknown else "error",
-            duplicates="allow" if args.allow_duplicates else "error",
-        )
+        curve = evaluate(args.rankings, args.events, k=list(range(1, max(args.k) + 1)), **common)
         label = slices[0] if len(slices) == 1 else None
         written = chart.write(args.chart, chart.curve_series(curve, label))
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
