@@ -343,3 +343,24 @@ def test_tied_scores_match_core_aggregates(con: duckdb.DuckDBPyConnection, ties:
         assert [r[0] for r in got] == [r[0] for r in core]
         for mine, theirs in zip(got, core, strict=True):
             assert mine[1] == pytest.approx(theirs[1], abs=1e-12), (k, mine[0])
+
+
+def test_duplicates_below_the_cutoff_cannot_change_the_metric(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """duplicates := 'error' checks the rows a cutoff reads (the first max(k) + 1); a repeat
+    further down leaves NDCG@k as it is and only counts in `shown`."""
+    con.execute(
+        "CREATE TABLE shown AS SELECT * FROM (VALUES ('q', 'a', 1), ('q', 'b', 2), ('q', 'c', 3),"
+        " ('q', 'd', 4), ('q', 'a', 5)) AS t(query_id, item_id, position)"
+    )
+    con.execute(
+        "CREATE TABLE events AS SELECT 'q' AS query_id, 'b' AS item_id, 'click' AS event_type"
+    )
+    shallow = con.execute(
+        "SELECT shown, ndcg FROM ndcg_report('shown', 'events', k := 2)"
+    ).fetchall()
+    assert shallow == [(5, pytest.approx(1 / 1.5849625007211562, abs=1e-12))]
+    for k in ("4", "NULL"):  # the repeat at position 5 is among the rows these cutoffs read
+        with pytest.raises(duckdb.Error, match="shows item_id a more than once"):
+            con.execute(f"SELECT * FROM ndcg_report('shown', 'events', k := {k})").fetchall()
