@@ -12,17 +12,18 @@
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
 CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
-    _ndcg_dcg_at(
-        _ndcg_top_keys(rnk, _ndcg_checked_k(k), ties),
-        _ndcg_top_grades(rel, rnk, _ndcg_checked_k(k), ties, tie_key),
-        least(_ndcg_checked_k(k), count(rnk)),
-        len(list_filter(_ndcg_tie_keys(rnk, _ndcg_checked_k(k), ties),
-                        lambda x: x = _ndcg_top_keys(rnk, _ndcg_checked_k(k), ties)
-                                      [least(_ndcg_checked_k(k), count(rnk))])),
-        coalesce(list_sum(list_transform(
-            list_filter(_ndcg_tie_grades(rel, rnk, _ndcg_checked_k(k), gain, ties),
-                        lambda x: x.r = _ndcg_top_keys(rnk, _ndcg_checked_k(k), ties)
-                                        [least(_ndcg_checked_k(k), count(rnk))]),
-            lambda x: _ndcg_gain(x.g, gain, 'zero'))), 0.0),
-        gain, log_base)
+    -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
+    -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
+    list_transform(
+        [{keys: _ndcg_top_keys(rnk, k, ties),
+          grades: _ndcg_top_grades(rel, rnk, k, ties, tie_key),
+          m: least(_ndcg_checked_k(k), count(rnk)),
+          tie_keys: _ndcg_tie_keys(rnk, k, ties),
+          tie_grades: _ndcg_tie_grades(rel, rnk, k, gain, ties)}],
+        lambda r: _ndcg_dcg_at(
+            r.keys, r.grades, r.m,
+            len(list_filter(r.tie_keys, lambda x: x = r.keys[r.m])),
+            coalesce(list_sum(list_transform(list_filter(r.tie_grades, lambda x: x.r = r.keys[r.m]),
+                                             lambda x: _ndcg_gain(x.g, gain, 'zero'))), 0.0),
+            gain, log_base))[1]
 END;

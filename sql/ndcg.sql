@@ -18,6 +18,6 @@ coalesce(
     dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := log_base,
         negative := negative)
     / nullif(_ndcg_sum_discounted(
-        _ndcg_ideal_gains(rel, _ndcg_checked_k(k), gain),
+        _ndcg_ideal_gains(rel, k, gain),
         _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
     empty_ideal);

@@ -8,11 +8,11 @@ CASE
         list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero'))
             FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain)))
     WHEN _ndcg_is_map(gain) THEN
-        max(_ndcg_gain(rel, gain, 'zero'), coalesce(depth, 1))
+        max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
             FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
     WHEN depth IS NULL THEN
         _ndcg_gains(list_reverse_sort(list(rel)
             FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
-    ELSE _ndcg_gains(max(rel, coalesce(depth, 1))
+    ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
              FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
 END;

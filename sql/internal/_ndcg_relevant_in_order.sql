@@ -3,13 +3,16 @@
 -- the order of tied items (reciprocal rank, average precision, hit rate), ties = 'average' with
 -- tied rank keys among them is an error that asks for ties := 'key'.
 CREATE OR REPLACE MACRO _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, metric) AS
-CASE
-    WHEN _ndcg_rank_error(rnk, ties, tie_key) IS NULL
-         AND _ndcg_has_ties(_ndcg_top_keys(rnk, _ndcg_checked_k(k), ties),
-                           least(_ndcg_checked_k(k), count(rnk))) THEN
-        error('duckdb_ndcg: ' || metric || ' depends on the order of tied rank keys; '
-              || 'pass ties := ''key'', tie_key := <item column>')
-    ELSE _ndcg_head(_ndcg_top_grades(_ndcg_relevant(rel, threshold), rnk, _ndcg_checked_k(k),
-                                     ties, tie_key),
-                    least(_ndcg_checked_k(k), count(rnk)))
+CASE WHEN _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
+    -- bound outside lambda bodies, as in dcg, so that unused branches fold away
+    list_transform(
+        [{keys: _ndcg_top_keys(rnk, k, ties),
+          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key),
+          m: least(_ndcg_checked_k(k), count(rnk))}],
+        lambda r: CASE
+            WHEN _ndcg_has_ties(r.keys, r.m) THEN
+                error('duckdb_ndcg: ' || metric || ' depends on the order of tied rank keys; '
+                      || 'pass ties := ''key'', tie_key := <item column>')
+            ELSE _ndcg_head(r.grades, r.m)
+        END)[1]
 END;

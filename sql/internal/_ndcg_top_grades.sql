@@ -9,11 +9,11 @@ CASE
             FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'key')
     WHEN ties = 'key' THEN
         max_by(coalesce(rel, -1), {a: -rnk, b: CASE WHEN ties = 'key' THEN tie_key END},
-               coalesce(depth, 0) + 1)
+               _ndcg_top_n(depth) + 1)
             FILTER (WHERE rnk IS NOT NULL AND depth IS NOT NULL AND ties = 'key')
     WHEN depth IS NULL THEN
         list(coalesce(rel, -1) ORDER BY rnk)
             FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
-    ELSE min_by(coalesce(rel, -1), rnk, coalesce(depth, 0) + 1)
+    ELSE min_by(coalesce(rel, -1), rnk, _ndcg_top_n(depth) + 1)
              FILTER (WHERE depth IS NOT NULL AND ties = 'average')
 END;

@@ -5,8 +5,8 @@ CREATE OR REPLACE MACRO _ndcg_top_items(item, rnk, depth, ties) AS
 CASE
     WHEN depth IS NULL THEN list(item) FILTER (WHERE rnk IS NOT NULL AND depth IS NULL)
     WHEN ties = 'key' THEN
-        max_by(item, {a: -rnk, b: item}, coalesce(depth, 0) + 1)
+        max_by(item, {a: -rnk, b: item}, _ndcg_top_n(depth) + 1)
             FILTER (WHERE rnk IS NOT NULL AND depth IS NOT NULL AND ties = 'key')
-    ELSE min_by(item, rnk, coalesce(depth, 0) + 1)
+    ELSE min_by(item, rnk, _ndcg_top_n(depth) + 1)
              FILTER (WHERE depth IS NOT NULL AND ties <> 'key')
 END;

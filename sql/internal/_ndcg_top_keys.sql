@@ -7,6 +7,6 @@ CASE
     WHEN ties = 'key' THEN NULL
     WHEN depth IS NULL THEN
         list(rnk ORDER BY rnk) FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
-    ELSE min(rnk, coalesce(depth, 0) + 1)
+    ELSE min(rnk, _ndcg_top_n(depth) + 1)
              FILTER (WHERE depth IS NOT NULL AND ties = 'average')
 END;
