@@ -1,5 +1,12 @@
--- _ndcg_report_depth(cuts): how deep a report reads each ranking: its deepest cutoff, or NULL (the
--- whole ranking) when one of the cutoffs is NULL (internal).
-CREATE OR REPLACE MACRO _ndcg_report_depth(cuts) AS
-CASE WHEN list_contains(list_transform(cuts, lambda c: c IS NULL), true) THEN NULL
-     ELSE list_max(cuts) END;
+-- _ndcg_report_depth(k): how deep a report reads each ranking, from its k argument (one cutoff or
+-- a list): the deepest cutoff, or NULL (the whole ranking) when one of them is NULL (internal).
+-- Written without lambdas, so that a literal k folds to a constant and the report's aggregates
+-- for the other depth drop out; a k that is not whole numbers reads whole rankings here and is
+-- rejected by _ndcg_report_cuts.
+CREATE OR REPLACE MACRO _ndcg_report_depth(k) AS
+CASE
+    WHEN k IS NULL THEN NULL
+    WHEN list_count(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[]))
+         < len(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[])) THEN NULL
+    ELSE list_max(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[]))
+END;

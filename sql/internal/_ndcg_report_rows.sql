@@ -25,7 +25,7 @@ WITH graded AS (
 ),
 cfg AS (
     -- the cutoffs, parsed once: expressions with lambdas are not folded to constants
-    SELECT _ndcg_report_cuts(k) AS _cuts, _ndcg_report_depth(_ndcg_report_cuts(k)) AS _depth
+    SELECT _ndcg_report_cuts(k) AS _cuts
 ),
 shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
@@ -38,24 +38,24 @@ shown AS NOT MATERIALIZED (
 ranked AS (
     SELECT _key, _q,
            CASE WHEN _ndcg_rank_error(_rnk, ties, _i) IS NULL
-                THEN _ndcg_top_keys(_rnk, _depth, ties)
+                THEN _ndcg_top_keys(_rnk, _ndcg_report_depth(k), ties)
            END AS top_keys,
-           _ndcg_top_grades(rel, _rnk, _depth, ties, _i) AS top_grades,
-           _ndcg_top_items(_i, _rnk, _depth, ties) AS top_items,
+           _ndcg_top_grades(rel, _rnk, _ndcg_report_depth(k), ties, _i) AS top_grades,
+           _ndcg_top_items(_i, _rnk, _ndcg_report_depth(k), ties) AS top_items,
            count(*) AS shown,
            count(*) FILTER (WHERE rel > 0) AS shown_relevant,
            bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) AS null_keys
-    FROM shown CROSS JOIN cfg LEFT JOIN graded USING (_q, _i)
-    GROUP BY _key, _q, _depth
+    FROM shown LEFT JOIN graded USING (_q, _i)
+    GROUP BY _key, _q
 ),
 ideal AS (
     SELECT _q,
            CASE WHEN _ndcg_grade_error(rel, gain, 'error') IS NULL
-                THEN _ndcg_ideal_gains(rel, _depth, gain)
+                THEN _ndcg_ideal_gains(rel, _ndcg_report_depth(k), gain)
            END AS ideal_gains,
            count(*) FILTER (WHERE rel > 0) AS relevant
-    FROM graded CROSS JOIN cfg
-    GROUP BY _q, _depth
+    FROM graded
+    GROUP BY _q
 ),
 cuts AS (
     SELECT ranked.*, cut.k AS _k, least(cut.k, shown) AS _m,
