@@ -9,15 +9,16 @@ CREATE OR REPLACE MACRO _ndcg_dcg_at(keys, grades, m, straddle_count, straddle_g
 CASE
     WHEN NOT _ndcg_has_ties(keys, m) THEN
         _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
-    -- [x] with lambda x binds a value once per row: written inside the inner lambda, the reversed
-    -- keys would be rebuilt for every position
-    ELSE _ndcg_sum_discounted(list_transform([list_reverse(keys)], lambda reversed:
-        list_transform(_ndcg_gains(_ndcg_head(grades, m), gain), lambda g, p: CASE
+    -- [x] with lambda b binds the gains and the reversed keys once per ranking: written inside the
+    -- position lambda they would be rebuilt for every position
+    ELSE _ndcg_sum_discounted(list_transform(
+        [{gains: _ndcg_gains(_ndcg_head(grades, m), gain), reversed: list_reverse(keys)}],
+        lambda b: list_transform(b.gains, lambda g, p: CASE
             WHEN (p = 1 OR keys[p - 1] <> keys[p]) AND (p = len(keys) OR keys[p + 1] <> keys[p]) THEN g
             WHEN keys[p] = keys[m] AND len(keys) > m AND keys[m + 1] = keys[m] THEN
                 straddle_gain / straddle_count
-            ELSE list_avg(_ndcg_gains(list_slice(  -- the whole tie group: keys are sorted
-                grades, list_position(keys, keys[p]),
-                len(keys) + 1 - list_position(reversed, keys[p])), gain))
+            ELSE list_avg(list_slice(  -- the whole tie group, inside the cut: keys are sorted
+                b.gains, list_position(keys, keys[p]),
+                len(keys) + 1 - list_position(b.reversed, keys[p])))
         END))[1], NULL, log_base)
 END;
