@@ -28,9 +28,11 @@ def curve_series(
     label = f'"{label_col}"::VARCHAR' if label_col else "'all queries'"
     if label_col is not None and label_col not in relation.columns:
         raise ValueError(f"label_col {label_col!r} is not a column of the report")
-    rows = relation.aggregate(f"{label} AS label, k, avg(ndcg) AS mean_ndcg", "ALL").order(
-        "label, k"
-    ).fetchall()
+    rows = (
+        relation.aggregate(f"{label} AS label, k, avg(ndcg) AS mean_ndcg", "ALL")
+        .order("label, k")
+        .fetchall()
+    )
     series: dict[str, list[tuple[int, float]]] = {}
     for name, k, value in rows:
         if k is not None:
@@ -60,8 +62,9 @@ def _marker(shape: str, cx: float, cy: float, color: str, tip: str = "") -> str:
     if shape == "circle":
         return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4.5" {style}>{title}</circle>'
     if shape == "square":
-        return (f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" {style}>'
-                f"{title}</rect>")
+        return (
+            f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8" {style}>{title}</rect>'
+        )
     corners = {
         "triangle": ((0, -5.5), (5, 4), (-5, 4)),
         "diamond": ((0, -5.5), (5, 0), (0, 5.5), (-5, 0)),
@@ -95,34 +98,52 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
         return _TOP + (top - v) / (top - bottom) * plot_h
 
     out = [
-        (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{_H}" '
-         f'viewBox="0 0 {width} {_H}" font-family="Helvetica, Arial, sans-serif" font-size="14">'),
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{_H}" '
+            f'viewBox="0 0 {width} {_H}" font-family="Helvetica, Arial, sans-serif" font-size="14">'
+        ),
         f'<rect width="{width}" height="{_H}" fill="white"/>',
-        (f'<text x="{_LEFT + plot_w / 2}" y="28" text-anchor="middle" font-size="18" '
-         f'font-weight="bold">{escape(title)}</text>'),
+        (
+            f'<text x="{_LEFT + plot_w / 2}" y="28" text-anchor="middle" font-size="18" '
+            f'font-weight="bold">{escape(title)}</text>'
+        ),
     ]
     if bottom > 0:
-        out.append(f'<text x="{_LEFT}" y="{_TOP - 10}" font-size="13" fill="#555" '
-                   f'font-style="italic">y axis starts at {bottom:.{digits}f}, not 0</text>')
+        out.append(
+            f'<text x="{_LEFT}" y="{_TOP - 10}" font-size="13" fill="#555" '
+            f'font-style="italic">y axis starts at {bottom:.{digits}f}, not 0</text>'
+        )
     for i in range(round((top - bottom) / step) + 1):
         v = bottom + i * step
-        out.append(f'<line x1="{_LEFT}" x2="{_LEFT + plot_w}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
-                   f'stroke="#e5e5e5"/>')
-        out.append(f'<line x1="{_LEFT - 5}" x2="{_LEFT}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
-                   'stroke="#333"/>')
-        out.append(f'<text x="{_LEFT - 9}" y="{y(v) + 5:.1f}" text-anchor="end">'
-                   f"{v:.{digits}f}</text>")
+        out.append(
+            f'<line x1="{_LEFT}" x2="{_LEFT + plot_w}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
+            f'stroke="#e5e5e5"/>'
+        )
+        out.append(
+            f'<line x1="{_LEFT - 5}" x2="{_LEFT}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#333"/>'
+        )
+        out.append(
+            f'<text x="{_LEFT - 9}" y="{y(v) + 5:.1f}" text-anchor="end">{v:.{digits}f}</text>'
+        )
     k_step = next((s for s in _K_STEPS if max_k / s <= 10), max_k)
     for k in [1, *(m for m in range(k_step, max_k + 1, k_step) if m - 1 >= k_step / 2)]:
-        out.append(f'<line x1="{x(k):.1f}" x2="{x(k):.1f}" y1="{_TOP + plot_h}" '
-                   f'y2="{_TOP + plot_h + 5}" stroke="#333"/>')
+        out.append(
+            f'<line x1="{x(k):.1f}" x2="{x(k):.1f}" y1="{_TOP + plot_h}" '
+            f'y2="{_TOP + plot_h + 5}" stroke="#333"/>'
+        )
         out.append(f'<text x="{x(k):.1f}" y="{_TOP + plot_h + 21}" text-anchor="middle">{k}</text>')
-    out.append(f'<rect x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
-               f'stroke="#333"/>')
-    out.append(f'<text x="{_LEFT + plot_w / 2}" y="{_H - 14}" text-anchor="middle">'
-               "cutoff k (items looked at)</text>")
-    out.append(f'<text transform="translate(20 {_TOP + plot_h / 2}) rotate(-90)" '
-               'text-anchor="middle">mean NDCG@k</text>')
+    out.append(
+        f'<rect x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
+        f'stroke="#333"/>'
+    )
+    out.append(
+        f'<text x="{_LEFT + plot_w / 2}" y="{_H - 14}" text-anchor="middle">'
+        "cutoff k (items looked at)</text>"
+    )
+    out.append(
+        f'<text transform="translate(20 {_TOP + plot_h / 2}) rotate(-90)" '
+        'text-anchor="middle">mean NDCG@k</text>'
+    )
     for i, (name, points) in enumerate(series.items()):
         color = _COLORS[i % len(_COLORS)]
         dash = _DASHES[i % len(_DASHES)]
@@ -130,13 +151,16 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
         ordered = sorted(points)
         path = " ".join(f"{x(k):.1f},{y(v):.1f}" for k, v in ordered)
-        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2.5"'
-                   f"{dashed}/>")
+        out.append(
+            f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2.5"{dashed}/>'
+        )
         for k, v in ordered:
             out.append(_marker(shape, x(k), y(v), color, f"{name}: NDCG@{k} = {v:.4f}"))
         lx, ly = _LEFT + plot_w + 18, _TOP + 12 + 26 * i
-        out.append(f'<line x1="{lx}" x2="{lx + 36}" y1="{ly}" y2="{ly}" stroke="{color}" '
-                   f'stroke-width="2.5"{dashed}/>')
+        out.append(
+            f'<line x1="{lx}" x2="{lx + 36}" y1="{ly}" y2="{ly}" stroke="{color}" '
+            f'stroke-width="2.5"{dashed}/>'
+        )
         out.append(_marker(shape, lx + 18, ly, color))
         out.append(f'<text x="{lx + 44}" y="{ly + 5}">{escape(name)}</text>')
     out.append("</svg>")
@@ -156,9 +180,9 @@ def write(path: str | Path, series: Series, title: str = "NDCG@k") -> list[Path]
     picture = svg(series, title)
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{escape(title)}</title></head>\n<body style=\"margin:24px\">\n{picture}\n"
-        "<p style=\"font-family:sans-serif;color:#555\">Mean NDCG@k over queries; hover a point "
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<title>{escape(title)}</title></head>\n<body style="margin:24px">\n{picture}\n'
+        '<p style="font-family:sans-serif;color:#555">Mean NDCG@k over queries; hover a point '
         "for its value. Made by duckdb-ndcg.</p>\n</body></html>\n",
         encoding="utf-8",
     )

@@ -37,7 +37,9 @@ def _dbt() -> Path:
     """The dbt executable of this environment; a failure in CI, a skip elsewhere, when missing."""
     exe = shutil.which("dbt", path=str(BIN))
     if exe is None or importlib.util.find_spec("dbt.adapters.duckdb") is None:
-        message = "dbt-duckdb is not installed (pip install 'dbt-core==1.10.23' 'dbt-duckdb==1.11.1')"
+        message = (
+            "dbt-duckdb is not installed (pip install 'dbt-core==1.10.23' 'dbt-duckdb==1.11.1')"
+        )
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message)
         pytest.skip(message)
@@ -61,8 +63,18 @@ def warehouse(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         "DBT_VERSION_CHECK": "false",
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    steps = [[str(dbt), "build", "--profiles-dir", str(work), "--project-dir", str(work),
-              "--target", request.param]]
+    steps = [
+        [
+            str(dbt),
+            "build",
+            "--profiles-dir",
+            str(work),
+            "--project-dir",
+            str(work),
+            "--target",
+            request.param,
+        ]
+    ]
     if request.param == "no_plugin":
         steps.insert(0, [sys.executable, "-m", "duckdb_ndcg.cli", "install", str(database)])
     for step in steps:
@@ -120,12 +132,15 @@ def test_plugin_persisted_macros_for_clients_without_python_package(warehouse: P
         "con = duckdb.connect(sys.argv[1], read_only=True)\n"
         "print(con.execute('SELECT list_ndcg([3, 2, 3, 0, 1, 2])').fetchone()[0])\n"
         "print(con.execute(\"SELECT count(*) FROM ndcg_report('search_rankings', 'search_events',"
-        " k := 10)\").fetchone()[0])\n"
+        ' k := 10)").fetchone()[0])\n'
         "assert 'duckdb_ndcg' not in sys.modules\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, str(warehouse)],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     first, count = done.stdout.split()
