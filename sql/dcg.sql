@@ -11,7 +11,8 @@
 -- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
+CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
+          AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
     -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
     -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
     list_transform(
