@@ -11,7 +11,7 @@ import duckdb
 
 from duckdb_ndcg.macros import register
 
-_READERS = {".parquet": "read_parquet", ".csv": "read_csv", ".tsv": "read_csv"}
+_FILE_SUFFIXES = (".parquet", ".csv", ".tsv")
 _TIES = ("average", "key")
 _COLLAPSE = ("max", "sum", "last")
 _UNKNOWN = ("error", "ignore")
@@ -36,7 +36,7 @@ def open_source(con: duckdb.DuckDBPyConnection, source: str | Path, role: str) -
     """A table of ``con`` or a Parquet/CSV file as a relation; ``ValueError`` naming it if absent."""
     text = str(source)
     suffix = Path(text).suffix.lower()
-    if suffix in _READERS:
+    if suffix in _FILE_SUFFIXES:
         if not Path(text).is_file():
             raise ValueError(f"{role} file {text} does not exist")
         try:
@@ -191,7 +191,7 @@ def _warn_dropped(
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
     params: list[object] = [event_col]
     if grades is not None:
-        params = [event_col, list(grades), list(grades.values())]
+        params += [list(grades), list(grades.values())]
     dropped, types = con.execute(
         "SELECT count(*), list_sort(list_distinct(list(coalesce(e::VARCHAR, 'NULL')))) FROM ("
         "SELECT COLUMNS(lambda c: c = ?) AS e FROM _ndcg_input_events) "

@@ -15,12 +15,10 @@ CASE
     WHEN rel < 0 THEN
         error('duckdb_ndcg: negative grade ' || rel::VARCHAR
               || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL THEN
-        coalesce(map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), rel::DOUBLE),
-                 error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
-                       || gain::VARCHAR))
-    WHEN gain::VARCHAR = 'linear' THEN rel::DOUBLE
-    WHEN gain::VARCHAR = 'exponential' THEN pow(2.0, rel::DOUBLE) - 1.0
-    ELSE error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
-               || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
+    WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
+        error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
+              || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
+    ELSE coalesce(_ndcg_gain_value(rel, gain),
+                  error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
+                        || gain::VARCHAR))
 END;
