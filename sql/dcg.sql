@@ -17,14 +17,13 @@ CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
     -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
     list_transform(
         [{keys: _ndcg_top_keys(rnk, k, ties),
-          grades: _ndcg_top_grades(rel, rnk, k, ties, tie_key),
+          grades: CASE WHEN ties = 'key' THEN _ndcg_top_grades(rel, rnk, k, ties, tie_key) END,
+          rows: _ndcg_gained_rows(rel, rnk, gain, ties),
           m: least(_ndcg_checked_k(k), count(rnk)),
-          tie_keys: _ndcg_tie_keys(rnk, k, ties),
-          tie_grades: _ndcg_tie_grades(rel, rnk, k, gain, ties)}],
+          tie_keys: _ndcg_tie_keys(rnk, k, ties)}],
         lambda r: _ndcg_dcg_at(
-            r.keys, r.grades, r.m,
+            r.keys, r.grades, r.rows, r.m,
             len(list_filter(r.tie_keys, lambda x: x = r.keys[r.m])),
-            coalesce(list_sum(list_transform(list_filter(r.tie_grades, lambda x: x.r = r.keys[r.m]),
-                                             lambda x: _ndcg_gain(x.g, gain, 'zero'))), 0.0),
+            list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]), lambda x: x.g)),
             gain, log_base))[1]
 END;

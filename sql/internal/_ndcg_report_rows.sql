@@ -40,7 +40,9 @@ ranked AS (
            CASE WHEN _ndcg_rank_error(_rnk, ties, _i) IS NULL
                 THEN _ndcg_top_keys(_rnk, _ndcg_report_depth(k), ties)
            END AS top_keys,
-           _ndcg_top_grades(rel, _rnk, _ndcg_report_depth(k), ties, _i) AS top_grades,
+           CASE WHEN ties = 'key' THEN _ndcg_top_grades(rel, _rnk, _ndcg_report_depth(k), ties, _i)
+           END AS top_grades,
+           _ndcg_gained_rows(rel, _rnk, gain, ties) AS gained_rows,
            _ndcg_top_items(_i, _rnk, _ndcg_report_depth(k), ties) AS top_items,
            count(*) AS shown,
            count(*) FILTER (WHERE rel > 0) AS shown_relevant,
@@ -97,11 +99,11 @@ SELECT _key, _k,
                                  _item)::VARCHAR
                      || ' more than once in ranking ' || _key::VARCHAR
                      || ' (pass duplicates := ''allow'' to score every impression)')
-           ELSE coalesce(_ndcg_dcg_at(top_keys, top_grades, _m, _count, _gain, gain, log_base)
+           ELSE coalesce(_ndcg_dcg_at(top_keys, top_grades, gained_rows, _m, _count, _gain, gain, log_base)
                          / nullif(_ndcg_sum_discounted(coalesce(ideal_gains, []), _k, log_base), 0),
                          empty_ideal)
        END AS ndcg,
-       _ndcg_dcg_at(top_keys, top_grades, _m, _count, _gain, gain, log_base) AS dcg,
+       _ndcg_dcg_at(top_keys, top_grades, gained_rows, _m, _count, _gain, gain, log_base) AS dcg,
        _ndcg_sum_discounted(coalesce(ideal_gains, []), _k, log_base) AS idcg,
        shown,
        shown_relevant,
