@@ -12,7 +12,7 @@ CASE
             FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
     WHEN depth IS NULL THEN
         _ndcg_gains(list_reverse_sort(list(rel)
-            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
+            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
     ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
              FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
 END;
