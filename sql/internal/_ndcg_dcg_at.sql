@@ -4,10 +4,10 @@
 --   ties = 'average': keys, the ascending rank keys of the first m + 1 rows (or all of them), and
 --   rows, the rows with a non-zero gain ({r: key, g: gain}, _ndcg_gained_rows); each row before
 --   the cut adds its gain at its position, a tied row the mean over its tie group's positions
---   (_ndcg_row_dcg). A tie group that straddles position m reaches past keys: straddle_count and
---   straddle_gain, its size and gain sum, are then evaluated (only then: they may scan lists or
---   come from a second pass over the data) and the group adds straddle_gain / straddle_count at
---   each of its positions up to m.
+--   (_ndcg_row_dcg), summed in rank order. A tie group that straddles position m reaches past
+--   keys: straddle_count and straddle_gain, its size and gain sum, are then evaluated (only then:
+--   they may scan lists or come from a second pass over the data) and the group adds
+--   straddle_gain / straddle_count at each of its positions up to m.
 CREATE OR REPLACE MACRO _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain,
                                      log_base) AS
 CASE
@@ -15,13 +15,13 @@ CASE
         _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
     WHEN len(keys) > m AND keys[m + 1] = keys[m] THEN
         coalesce(list_aggregate(list_concat(
-            list_transform(list_filter(rows, lambda x: x.r < keys[m]),
+            list_transform(list_sort(list_filter(rows, lambda x: x.r < keys[m])),
                            lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base)),
             [straddle_gain / straddle_count * list_sum(list_transform(
                 range(list_position(keys, keys[m]), m + 1),
                 lambda q: 1.0 / _ndcg_discount(q, log_base)))]), 'fsum'), 0.0)
     ELSE
         coalesce(list_aggregate(
-            list_transform(list_filter(rows, lambda x: x.r <= keys[m]),
+            list_transform(list_sort(list_filter(rows, lambda x: x.r <= keys[m])),
                            lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base)), 'fsum'), 0.0)
 END;
