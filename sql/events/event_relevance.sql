@@ -21,7 +21,7 @@ CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_co
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-WITH graded AS (
+WITH graded AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = item_col) AS item_id,
            COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
@@ -29,21 +29,22 @@ WITH graded AS (
            _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS grade
     FROM query_table(events)
 ),
-collapsed AS MATERIALIZED (
+collapsed AS (
     SELECT query_id, item_id,
            CASE collapse
                WHEN 'max' THEN max(grade)
                WHEN 'sum' THEN sum(grade)
                WHEN 'last' THEN arg_max(grade, {t: event_time, g: grade}) FILTER (WHERE grade IS NOT NULL)
-           END AS rel,
-           list_distinct(list(coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL)) AS unknown_types
+           END AS rel
     FROM graded
     GROUP BY query_id, item_id
 ),
 unknown_found AS (
-    SELECT list_sort(list_distinct(flatten(list(unknown_types)))) AS types,
+    -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
+    SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
+               AS types,
            count(*) FILTER (WHERE query_id IS NULL OR item_id IS NULL) AS null_keys
-    FROM collapsed
+    FROM graded
 )
 SELECT query_id, item_id,
        CASE
