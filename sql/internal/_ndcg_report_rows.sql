@@ -42,7 +42,7 @@ ranked AS (
            END AS top_keys,
            CASE WHEN ties = 'key' THEN _ndcg_top_grades(rel, _rnk, _ndcg_report_depth(k), ties, _i)
            END AS top_grades,
-           _ndcg_gained_rows(rel, _rnk, gain, ties) AS gained_rows,
+           _ndcg_top_gained_rows(rel, _rnk, _ndcg_report_depth(k), gain, ties) AS gained_rows,
            _ndcg_top_items(_i, _rnk, _ndcg_report_depth(k), ties) AS top_items,
            count(*) AS shown,
            count(*) FILTER (WHERE rel > 0) AS shown_relevant,
