@@ -23,6 +23,11 @@ WITH graded AS (
                          event_col := event_col, mapping := mapping, collapse := collapse,
                          time_col := time_col, unknown := unknown)
 ),
+gained AS (
+    -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
+    -- grades, so the join with the rankings builds a small hash table
+    SELECT _q, _i, rel FROM graded WHERE rel > 0 OR _ndcg_gain_value(rel, gain) <> 0
+),
 cfg AS (
     -- the cutoffs, parsed once: expressions with lambdas are not folded to constants
     SELECT _ndcg_report_cuts(k) AS _cuts
@@ -47,7 +52,7 @@ ranked AS (
            count(*) AS shown,
            count(*) FILTER (WHERE rel > 0) AS shown_relevant,
            bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) AS null_keys
-    FROM shown LEFT JOIN graded USING (_q, _i)
+    FROM shown LEFT JOIN gained USING (_q, _i)
     GROUP BY _key, _q
 ),
 ideal AS (
@@ -70,11 +75,11 @@ straddling AS (
     SELECT s._key, s._rnk AS _straddle, count(*) AS _count,
            count(DISTINCT s._i) AS _items,
            any_value(s._i) FILTER (WHERE s._i IS NOT NULL) AS _item,
-           coalesce(sum(_ndcg_gain(graded.rel, gain, 'zero')), 0.0) AS _gain
+           coalesce(sum(_ndcg_gain(gained.rel, gain, 'zero')), 0.0) AS _gain
     FROM shown AS s
     SEMI JOIN (SELECT DISTINCT _key, _straddle FROM cuts WHERE _straddle IS NOT NULL) AS b
         ON s._key = b._key AND s._rnk = b._straddle
-    LEFT JOIN graded ON s._q = graded._q AND s._i = graded._i
+    LEFT JOIN gained ON s._q = gained._q AND s._i = gained._i
     GROUP BY s._key, s._rnk
 )
 SELECT _key, _k,
