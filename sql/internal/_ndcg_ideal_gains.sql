@@ -1,7 +1,7 @@
 -- _ndcg_ideal_gains(rel, depth, gain): aggregate; the gains of a group's judged rows (non-NULL
 -- rel, returned or not), best first: the depth best, or all when depth is NULL (internal). Grades
--- are ranked by grade, as linear and exponential gains grow with the grade; a gain MAP need not,
--- so its gains are ranked instead.
+-- are ranked by grade, as linear and exponential gains grow with the grade (and grades <= 0 gain
+-- 0, so only positive grades are read); a gain MAP need not, so its gains are ranked instead.
 CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain) AS
 CASE
     WHEN _ndcg_is_map(gain) AND depth IS NULL THEN

@@ -4,10 +4,10 @@
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
 --            relevant)
 -- The engine of ndcg_report and compare_rankers (internal; see ndcg_report for the parameters).
--- One join of the rankings with the graded events and one aggregation per (slice, query) read the
--- first max(k) + 1 rows of each ranking with top-N aggregates (core _ndcg_top_*, as dcg does),
--- so memory stays bounded by the cutoff, not by the rankings; every cutoff is read off those
--- lists (core _ndcg_dcg_at). A tie group that straddles a cutoff (ties = 'average') needs its
+-- One join of the rankings with the grades that have a gain (usually few) and one aggregation per
+-- (slice, query) read the rank keys of the first max(k) + 1 rows and the first max(k) gained rows
+-- of each ranking with top-N aggregates (core _ndcg_top_*), so the state per ranking is bounded
+-- by the cutoff, not by the ranking; every cutoff is read off those lists (core _ndcg_dcg_at). A tie group that straddles a cutoff (ties = 'average') needs its
 -- full size and gain sum: a second pass joins the rankings with just those (ranking, rank key)
 -- pairs. The ideal comes from the graded events of each query (core _ndcg_ideal_gains, as idcg
 -- does), so shown and unshown graded items both count in it. duplicates = 'error' checks the rows
