@@ -182,6 +182,35 @@ FORMULATIONS: dict[str, tuple[str, str]] = {
             "its gain from the positive rows (unbounded state, as an aggregate macro must keep)"
         ),
     ),
+    "i. top keys + gained rows + all keys": (
+        """
+        WITH t AS (
+            SELECT query_id, min(-score, 11) AS keys, list(-score) AS all_keys,
+                   list({'r': -score, 'g': rel}) FILTER (WHERE rel > 0) AS gained,
+                   max(rel, 10) FILTER (WHERE rel > 0) AS ideal, least(10, count(*)) AS m
+            FROM judged GROUP BY query_id),
+        b AS (
+            SELECT *, keys[m] AS km, len(keys) > m AND keys[m + 1] = keys[m] AS straddle FROM t)
+        SELECT query_id, coalesce(list_sum(list_transform(list_filter(gained, lambda x: x.r <= km),
+            lambda x: CASE
+                WHEN straddle AND x.r = km THEN x.g
+                    * list_sum(list_transform(range(list_position(keys, km), m + 1),
+                                              lambda q: 1 / log2(q + 1)))
+                    / len(list_filter(all_keys, lambda y: y = km))
+                WHEN keys[list_position(keys, x.r) + 1] IS DISTINCT FROM x.r THEN
+                    x.g / log2(list_position(keys, x.r) + 1)
+                ELSE x.g * list_avg(list_transform(
+                    range(list_position(keys, x.r), len(keys) + 2 - list_position(list_reverse(keys), x.r)),
+                    lambda q: 1 / log2(q + 1)))
+            END)) / nullif(list_sum(list_transform(ideal, lambda x, p: x / log2(p + 1))), 0), 0)
+            AS ndcg
+        FROM b
+        """,
+        (
+            "h placed by key: the top 11 rank keys, the rows with a gain (each at its key's "
+            "position, a tied row at its group's mean discount), every key for a straddling group"
+        ),
+    ),
     "floor: top-k": (
         (
             "SELECT query_id, list_sum(max_by(rel, score, 10)) + list_sum(max(rel, 10)) AS ndcg "
@@ -216,6 +245,11 @@ NOTES = """
   other up to the order inside a tie group, which averaging ignores): g is e without the struct.
 - What is left between g and the floor: the 11th element, the score list, the IDCG lambda, the
   tie check and the second scan for boundary ties.
+- i is the shape the ndcg aggregate now takes (a. adds the input checks and the other gains and
+  conventions): no grade list at all. DCG@10 is summed over the rows with a gain, each placed by
+  its key in the top 11 keys (list_position), so the common row costs one lookup and only a
+  tied row averages discounts; there is no per-position tie scan. Most grades are 0, so the
+  gained rows are few, and the ideal heap reads positive grades only.
 """
 
 
