@@ -18,6 +18,12 @@ coalesce(
     dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := log_base,
         negative := negative)
     / nullif(_ndcg_sum_discounted(
-        _ndcg_ideal_gains(rel, k, gain),
+        -- with averaged ties, dcg already holds every non-zero gain (judged rows it did not
+        -- return too): their sorted gains are the ideal ranking, with no aggregate of its own
+        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
+             THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
+                                                   lambda x: x.g))
+             ELSE _ndcg_ideal_gains(rel, k, gain)
+        END,
         _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
     empty_ideal);
