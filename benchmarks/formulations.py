@@ -224,7 +224,7 @@ FORMULATIONS: dict[str, tuple[str, str]] = {
 NOTES = """
 ## Findings
 
-- Exact on tie-heavy data (to about 3e-16): a, b, c, e, f, g, h. Not exact: d, which averages a
+- Exact on tie-heavy data (to about 3e-16): a, b, c, e, f, g, h, i. Not exact: d, which averages a
   tie group only over its members inside the top 11, so a group straddling position 10 gets the
   wrong mean (error up to about 0.1 per query on the tie-heavy data; 1e-7 on the mean of the
   benchmark data, where about 5 % of queries have a tie across positions 10 and 11 and 29 % a
@@ -237,8 +237,8 @@ NOTES = """
   slower than the lists), or a second pass limited to the queries whose top 11 ends in a tie
   (e, g): a join of the data with the few (query, 10th score) pairs.
 - An aggregate macro (`ndcg(rel, rnk, 10)` under the user's GROUP BY) is one expression, so it
-  cannot run a second pass: h is the shape it can take. A table macro (ndcg_report, or any
-  macro that reads the table itself) can take g.
+  cannot run a second pass: h and i are the shapes it can take. A table macro (ndcg_report, or
+  any macro that reads the table itself) can take g.
 - The top-N aggregates do not sort whole groups, which is what makes d, e, g and h fast. A struct
   payload in max_by ({s, g}) costs more than two plain top-N lists (max_by(rel, score, 11) and
   max(score, 11), both in score-descending order, so position p of one matches position p of the
@@ -249,7 +249,9 @@ NOTES = """
   conventions): no grade list at all. DCG@10 is summed over the rows with a gain, each placed by
   its key in the top 11 keys (list_position), so the common row costs one lookup and only a
   tied row averages discounts; there is no per-position tie scan. Most grades are 0, so the
-  gained rows are few, and the ideal heap reads positive grades only.
+  gained rows are few. i reads the ideal with a heap over positive grades; the macro sorts the
+  gains of the same gained rows instead (judged rows it did not return among them), which
+  needs no aggregate of its own.
 """
 
 
