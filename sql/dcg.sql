@@ -24,6 +24,7 @@ CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
         lambda r: _ndcg_dcg_at(
             r.keys, r.grades, r.rows, r.m,
             len(list_filter(r.tie_keys, lambda x: x = r.keys[r.m])),
-            list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]), lambda x: x.g)),
+            coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
+                                             lambda x: x.g)), 0.0),
             gain, log_base))[1]
 END;

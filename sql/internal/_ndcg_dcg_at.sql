@@ -13,15 +13,14 @@ CREATE OR REPLACE MACRO _ndcg_dcg_at(keys, grades, rows, m, straddle_count, stra
 CASE
     WHEN keys IS NULL THEN
         _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
-    WHEN len(keys) > m AND keys[m + 1] = keys[m] THEN
-        coalesce(list_aggregate(list_concat(
-            list_transform(list_sort(list_filter(rows, lambda x: x.r < keys[m])),
-                           lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base)),
+    ELSE coalesce(list_aggregate(list_concat(
+        list_transform(
+            list_sort(list_filter(rows, lambda x: x.r < keys[m]
+                                             OR (x.r = keys[m] AND NOT _ndcg_straddles(keys, m)))),
+            lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base)),
+        CASE WHEN _ndcg_straddles(keys, m) THEN
             [straddle_gain / straddle_count * list_sum(list_transform(
                 range(list_position(keys, keys[m]), m + 1),
-                lambda q: 1.0 / _ndcg_discount(q, log_base)))]), 'fsum'), 0.0)
-    ELSE
-        coalesce(list_aggregate(
-            list_transform(list_sort(list_filter(rows, lambda x: x.r <= keys[m])),
-                           lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base)), 'fsum'), 0.0)
+                lambda q: 1.0 / _ndcg_discount(q, log_base)))]
+        END), 'fsum'), 0.0)
 END;

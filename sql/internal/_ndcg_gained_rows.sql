@@ -5,6 +5,4 @@
 -- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
 CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
 list({r: rnk, g: _ndcg_gain_value(rel, gain)})
-    FILTER (WHERE ties = 'average'
-                  AND CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0
-                           ELSE rel > 0 END);
+    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain));

@@ -7,8 +7,8 @@
 -- One join of the rankings with the grades that have a gain (usually few) and one aggregation per
 -- (slice, query) read the rank keys of the first max(k) + 1 rows and the first max(k) gained rows
 -- of each ranking with top-N aggregates (core _ndcg_top_*), so the state per ranking is bounded
--- by the cutoff, not by the ranking; every cutoff is read off those lists (core _ndcg_dcg_at). A tie group that straddles a cutoff (ties = 'average') needs its
--- full size and gain sum: a second pass joins the rankings with just those (ranking, rank key)
+-- by the cutoff, not by the ranking; every cutoff is read off those lists (core _ndcg_dcg_at). A
+-- tie group that straddles a cutoff (ties = 'average') needs its full size and gain sum: a second pass joins the rankings with just those (ranking, rank key)
 -- pairs. The ideal comes from the graded events of each query (core _ndcg_ideal_gains, as idcg
 -- does), so shown and unshown graded items both count in it. duplicates = 'error' checks the rows
 -- a cutoff reads (the first max(k) + 1, and whole straddling tie groups; all rows when k is NULL):
@@ -26,7 +26,7 @@ WITH graded AS (
 gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
-    SELECT _q, _i, rel FROM graded WHERE rel > 0 OR _ndcg_gain_value(rel, gain) <> 0
+    SELECT _q, _i, rel FROM graded WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
 ),
 cfg AS (
     -- the cutoffs, parsed once: expressions with lambdas are not folded to constants
@@ -66,8 +66,7 @@ ideal AS (
 ),
 cuts AS (
     SELECT ranked.*, cut.k AS _k, least(cut.k, shown) AS _m,
-           CASE WHEN len(top_keys) > least(cut.k, shown)
-                     AND top_keys[least(cut.k, shown)] = top_keys[least(cut.k, shown) + 1]
+           CASE WHEN _ndcg_straddles(top_keys, least(cut.k, shown))
                 THEN top_keys[least(cut.k, shown)] END AS _straddle
     FROM ranked, cfg, unnest(_cuts) AS cut(k)
 ),

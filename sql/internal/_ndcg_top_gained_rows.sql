@@ -11,9 +11,9 @@ CASE
     ELSE list_transform(
         [{r: min(rnk, _ndcg_top_n(depth))
                  FILTER (WHERE depth IS NOT NULL AND ties = 'average'
-                               AND _ndcg_gain_value(rel, gain) <> 0),
+                               AND _ndcg_has_gain(rel, gain)),
           g: min_by(_ndcg_gain_value(rel, gain), rnk, _ndcg_top_n(depth))
                  FILTER (WHERE depth IS NOT NULL AND ties = 'average'
-                               AND _ndcg_gain_value(rel, gain) <> 0)}],
+                               AND _ndcg_has_gain(rel, gain))}],
         lambda t: list_transform(t.r, lambda x, i: {r: x, g: t.g[i]}))[1]
 END;
