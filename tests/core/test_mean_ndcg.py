@@ -1,0 +1,146 @@
+"""mean_ndcg: the mean over queries of ndcg, whatever a BI tool groups by.
+
+The oracle is ndcg itself grouped by (BI group, query) and then averaged per BI group, the way an
+analyst would write it by hand; the hand-computed case checks the numbers from the formulas.
+"""
+
+from __future__ import annotations
+
+from math import log2
+
+import duckdb
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import duckdb_ndcg
+
+GROUPINGS = [[], ["device"], ["day"], ["device", "day"]]
+OPTIONS = [
+    "",
+    ", gain := 'exponential'",
+    ", ties := 'key', tie_key := item",
+    ", log_base := 10",
+    ", empty_ideal := NULL",
+    ", clamp_k := true",
+    ", gain := MAP {0: 0, 0.5: 1, 1: 2, 2: 5, 3: 9}",
+]
+
+ROW = st.tuples(
+    st.integers(0, 5),  # query_id
+    st.sampled_from([None, 0, 0, 0.5, 1, 2, 3]),  # rel
+    st.one_of(st.none(), st.integers(1, 6)),  # rnk: small keys give many ties
+    st.sampled_from(["mobile", "desktop"]),  # device
+    st.integers(0, 2),  # day
+)
+
+
+def _load(con: duckdb.DuckDBPyConnection, rows: list[tuple]) -> None:
+    con.execute(
+        "CREATE OR REPLACE TABLE judged (query_id INT, rel DOUBLE, rnk INT, device VARCHAR, "
+        "day INT, item INT)"
+    )
+    con.executemany(
+        "INSERT INTO judged VALUES (?, ?, ?, ?, ?, ?)",
+        [(*row, i) for i, row in enumerate(rows)],
+    )
+
+
+def _by_group(con: duckdb.DuckDBPyConnection, sql: str, groups: list[str]) -> dict:
+    return (
+        {tuple(r[:-1]): r[-1] for r in con.execute(sql).fetchall()}
+        if groups
+        else {(): con.execute(sql).fetchone()[0]}
+    )
+
+
+def _compare(
+    con: duckdb.DuckDBPyConnection, k: int | None, options: str, groups: list[str]
+) -> None:
+    cols = ", ".join(f'"{g}"' for g in groups)
+    select = f"{cols}, " if groups else ""
+    group_by = f"GROUP BY {cols}" if groups else ""
+    k_sql = "NULL" if k is None else str(k)
+    measure = _by_group(
+        con,
+        f"SELECT {select}mean_ndcg(query_id, rel, rnk, {k_sql}{options}) FROM judged {group_by}",
+        groups,
+    )
+    per_query = _by_group(
+        con,
+        f"SELECT {select}avg(v) FROM (SELECT {select}query_id, "
+        f"ndcg(rel, rnk, {k_sql}{options}) AS v FROM judged GROUP BY ALL) {group_by}",
+        groups,
+    )
+    assert measure.keys() == per_query.keys()
+    for key, expected in per_query.items():
+        if expected is None:  # every query of the group has an empty ideal and empty_ideal NULL
+            assert measure[key] is None, (key, options)
+        else:
+            assert measure[key] == pytest.approx(expected, abs=1e-12), (key, options)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(ROW, min_size=1, max_size=40),
+    k=st.sampled_from([None, 1, 2, 3, 10]),
+    options=st.sampled_from(OPTIONS),
+)
+def test_mean_ndcg_is_the_mean_of_per_query_ndcg_under_every_grouping(
+    rows: list[tuple], k: int | None, options: str
+) -> None:
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        _load(con, rows)
+        for groups in GROUPINGS:
+            _compare(con, k, options, groups)
+
+
+def test_mean_ndcg_default_k_is_10(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(
+        "CREATE TABLE judged AS SELECT i // 12 AS query_id, (i * 7) % 4 AS rel, i % 12 AS rnk "
+        "FROM range(36) t(i)"
+    )
+    assert con.execute("SELECT mean_ndcg(query_id, rel, rnk) FROM judged").fetchone()[0] == (
+        pytest.approx(
+            con.execute(
+                "SELECT avg(v) FROM (SELECT ndcg(rel, rnk, 10) AS v FROM judged GROUP BY query_id)"
+            ).fetchone()[0],
+            abs=1e-15,
+        )
+    )
+
+
+# Two queries on one device: q1 is perfect (3 at position 1), q2 has its only relevant item at
+# position 2. Pooled into one ranking, the two rows at rnk 1 and the two at rnk 2 form tie groups.
+POOLED = [(1, 3, 1, "mobile"), (1, 0, 2, "mobile"), (2, 0, 1, "mobile"), (2, 1, 2, "mobile")]
+
+
+def test_pooling_queries_is_not_the_mean(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE TABLE judged (query_id INT, rel DOUBLE, rnk INT, device VARCHAR)")
+    con.executemany("INSERT INTO judged VALUES (?, ?, ?, ?)", POOLED)
+    mean, pooled = con.execute(
+        "SELECT mean_ndcg(query_id, rel, rnk, 2), ndcg(rel, rnk, 2) FROM judged GROUP BY device"
+    ).fetchone()
+    assert mean == pytest.approx((1 + (1 / log2(3)) / 1) / 2, abs=1e-12)
+    # pooled: positions 1-2 share (3 + 0) / 2 each, positions 3-4 are past k; ideal 3, 1
+    tie_12 = (1 + 1 / log2(3)) / 2
+    assert pooled == pytest.approx(1.5 * tie_12 * 2 / (3 + 1 / log2(3)), abs=1e-12)
+    assert pooled != pytest.approx(mean, abs=1e-3)
+
+
+def test_mean_ndcg_reports_ndcg_errors(con: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match="negative grade"):
+        con.execute(
+            "SELECT mean_ndcg(q, rel, rnk) FROM (VALUES (1, -1, 1)) v(q, rel, rnk)"
+        ).fetchall()
+    with pytest.raises(duckdb.Error, match="k must be a positive whole number"):
+        con.execute(
+            "SELECT mean_ndcg(q, rel, rnk, 0) FROM (VALUES (1, 1, 1)) v(q, rel, rnk)"
+        ).fetchall()
+
+
+def test_mean_ndcg_of_no_rows_is_null(con: duckdb.DuckDBPyConnection) -> None:
+    assert con.execute(
+        "SELECT mean_ndcg(q, rel, rnk) FROM (VALUES (1, 1, 1)) v(q, rel, rnk) WHERE q > 1"
+    ).fetchone() == (None,)
