@@ -8,7 +8,8 @@
 -- Query set: queries shown by both rankers (a query only one ranker showed is left out, because
 -- its difference is undefined); `queries` counts them. Both tables use the same column names.
 -- Example: SELECT * FROM compare_rankers('ranker_a', 'ranker_b', 'events', k := [5, 10]);
-CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [],
+CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
+                                        slice_by := []::VARCHAR[],
                                         query_col := 'query_id', item_col := 'item_id',
                                         position_col := 'position', score_col := NULL,
                                         ties := 'average', gain := 'linear', log_base := 2,

@@ -28,7 +28,7 @@
 -- table gives every query empty_ideal). shown = rows shown, shown_relevant = shown with grade > 0,
 -- relevant = items with grade > 0 in the events of the query. NULL keys are errors.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
-CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := [],
+CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                     query_col := 'query_id', item_col := 'item_id',
                                     position_col := 'position', score_col := NULL,
                                     ties := 'average', gain := 'linear', log_base := 2,

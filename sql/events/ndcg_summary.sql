@@ -7,7 +7,7 @@
 -- mean_ndcg). queries_without_relevant counts them; mean_ndcg_with_relevant is the mean over the
 -- other queries, for comparison.
 -- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
-CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := [],
+CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                      query_col := 'query_id', item_col := 'item_id',
                                      position_col := 'position', score_col := NULL,
                                      ties := 'average', gain := 'linear', log_base := 2,

@@ -3,8 +3,11 @@
 CREATE OR REPLACE MACRO _ndcg_checked_k(k) AS
 CASE
     WHEN k IS NULL THEN NULL::BIGINT
+    -- TRY_CAST throughout: DuckDB 1.4 and 1.5 evaluate every operand of OR, so k::DOUBLE of 'ten'
+    -- would fail before the error below
     WHEN TRY_CAST(k AS DOUBLE) IS NULL OR isnan(TRY_CAST(k AS DOUBLE)) OR isinf(TRY_CAST(k AS DOUBLE))
-         OR k::DOUBLE <= 0 OR k::DOUBLE <> floor(k::DOUBLE) THEN
+         OR TRY_CAST(k AS DOUBLE) <= 0
+         OR TRY_CAST(k AS DOUBLE) <> floor(TRY_CAST(k AS DOUBLE)) THEN
         error('duckdb_ndcg: k must be a positive whole number or NULL, got ' || k::VARCHAR)
     ELSE k::BIGINT
 END;

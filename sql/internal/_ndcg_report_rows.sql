@@ -86,11 +86,14 @@ SELECT _key, _k,
            WHEN duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '''
                      || duplicates || '''')
-           WHEN list_any_value(list_filter(slice_by, lambda s: NOT list_contains(struct_keys(_key), s)))
+           -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
+           WHEN len(slice_by) > 0
+                AND list_any_value(list_filter(
+                    slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                 IS NOT NULL THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' has no column '
-                     || list_any_value(list_filter(slice_by,
-                                                   lambda s: NOT list_contains(struct_keys(_key), s)))
+                     || list_any_value(list_filter(
+                            slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                      || ' (named in slice_by)')
            WHEN null_keys THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
