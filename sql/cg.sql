@@ -6,5 +6,5 @@
 -- Example: SELECT query_id, cg(rel, rnk, 6) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                            negative := 'error') AS
-dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := NULL,
+dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := 'none',
     negative := negative);

@@ -4,5 +4,5 @@
 -- Example: SELECT query_id, idcg(rel, 10) FROM qrels GROUP BY query_id;
 CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') AS
 CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL THEN
-    _ndcg_sum_discounted(_ndcg_ideal_gains(rel, k, gain), _ndcg_checked_k(k), log_base)
+    _ndcg_sum_discounted(_ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain), _ndcg_checked_k(k), log_base)
 END;

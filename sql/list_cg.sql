@@ -7,4 +7,4 @@
 -- Example: SELECT list_cg([3, 2, 3, 0, 1, 2]);  -- 11
 CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error') AS
 _ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                     _ndcg_checked_k(k), NULL);
+                     _ndcg_checked_k(k), 'none');

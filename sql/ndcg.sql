@@ -23,7 +23,7 @@ coalesce(
         CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
              THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
                                                    lambda x: x.g))
-             ELSE _ndcg_ideal_gains(rel, k, gain)
+             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
         END,
         _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
     empty_ideal);

@@ -19,7 +19,7 @@
 --                 as trec_eval does).
 --   gain, log_base, empty_ideal: as for the ndcg aggregate.
 --   duplicates    'error': an item shown twice among the rows a cutoff reads (the first
---                 max(k) + 1 of a (slice, query), all when k is NULL) is an error naming it; a
+--                 max(k) + 1 of a (slice, query), all when k is NULL or above 100) is an error naming it; a
 --                 duplicate further down cannot change NDCG@k and just counts in `shown`;
 --                 'allow': every impression is a ranked row.
 -- Rules: the queries are those of `rankings` (events of other queries are ignored); a graded item

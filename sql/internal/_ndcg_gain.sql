@@ -6,8 +6,7 @@
 -- NaN and infinite grades are errors.
 CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
 CASE
-    WHEN negative NOT IN ('error', 'zero') THEN
-        error('duckdb_ndcg: negative must be ''error'' or ''zero'', got ''' || negative || '''')
+    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
     WHEN rel IS NULL THEN 0.0::DOUBLE
     WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
@@ -15,9 +14,8 @@ CASE
     WHEN rel < 0 THEN
         error('duckdb_ndcg: negative grade ' || rel::VARCHAR
               || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
-        error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
-              || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
+    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
+        _ndcg_big_gain_error(rel, gain)
     ELSE coalesce(_ndcg_gain_value(rel, gain),
                   error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
                         || gain::VARCHAR))

@@ -2,6 +2,9 @@
 -- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
 CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
 CASE
+    WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
+        error('duckdb_ndcg: threshold must be a finite number, got '
+              || coalesce(threshold::VARCHAR, 'NULL'))
     WHEN rel IS NULL THEN 0
     WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)

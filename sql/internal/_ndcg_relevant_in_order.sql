@@ -6,8 +6,9 @@ CREATE OR REPLACE MACRO _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, ti
 CASE WHEN _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
     -- bound outside lambda bodies, as in dcg, so that unused branches fold away
     list_transform(
-        [{keys: _ndcg_top_keys(rnk, k, ties),
-          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key),
+        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
+          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), rnk, _ndcg_read_depth(k), ties,
+                                   tie_key),
           m: least(_ndcg_checked_k(k), count(rnk))}],
         lambda r: CASE
             WHEN _ndcg_has_ties(r.keys, r.m) THEN

@@ -8,5 +8,6 @@ CASE
     WHEN k IS NULL THEN NULL
     WHEN list_count(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[]))
          < len(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[])) THEN NULL
+    WHEN list_max(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[])) > 100 THEN NULL
     ELSE list_max(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[]))
 END;

@@ -11,7 +11,8 @@
 -- tie group that straddles a cutoff (ties = 'average') needs its full size and gain sum: a second pass joins the rankings with just those (ranking, rank key)
 -- pairs. The ideal comes from the graded events of each query (core _ndcg_ideal_gains, as idcg
 -- does), so shown and unshown graded items both count in it. duplicates = 'error' checks the rows
--- a cutoff reads (the first max(k) + 1, and whole straddling tie groups; all rows when k is NULL):
+-- a cutoff reads (the first max(k) + 1, and whole straddling tie groups; all rows when k is NULL
+-- or above 100, where whole rankings are read):
 -- a duplicate further down cannot change NDCG@k.
 CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col,
                                           position_col, score_col, ties, gain, log_base,
@@ -31,6 +32,16 @@ gained AS (
 cfg AS (
     -- the cutoffs, parsed once: expressions with lambdas are not folded to constants
     SELECT _ndcg_report_cuts(k) AS _cuts
+),
+key_types AS (
+    -- the key columns' types, read from one row of each table: keys of different kinds would
+    -- join through implicit casts ('07' and '7.0' both equal to 7), so they are refused
+    SELECT [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(rankings) LIMIT 1),
+            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(rankings) LIMIT 1)]
+               AS _shown_types,
+           [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
+            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
+               AS _event_types
 ),
 shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
@@ -83,9 +94,16 @@ straddling AS (
 )
 SELECT _key, _k,
        CASE
-           WHEN duplicates NOT IN ('error', 'allow') THEN
-               error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '''
-                     || duplicates || '''')
+           WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
+               error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
+                     || coalesce('''' || duplicates || '''', 'NULL'))
+           WHEN _ndcg_key_kind(_shown_types[1]) <> _ndcg_key_kind(_event_types[1])
+                OR _ndcg_key_kind(_shown_types[2]) <> _ndcg_key_kind(_event_types[2]) THEN
+               error('duckdb_ndcg: key columns differ in type: rankings ' || rankings || ' has '
+                     || query_col || ' ' || _shown_types[1] || ', ' || item_col || ' '
+                     || _shown_types[2] || ' but events ' || events || ' has ' || query_col || ' '
+                     || _event_types[1] || ', ' || item_col || ' ' || _event_types[2]
+                     || ' (cast one side in a view so that ids compare as the same kind)')
            -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
            WHEN len(slice_by) > 0
                 AND list_any_value(list_filter(
@@ -115,4 +133,4 @@ SELECT _key, _k,
        shown,
        shown_relevant,
        coalesce(relevant, 0) AS relevant
-FROM cuts LEFT JOIN ideal USING (_q) LEFT JOIN straddling USING (_key, _straddle);
+FROM cuts LEFT JOIN ideal USING (_q) LEFT JOIN straddling USING (_key, _straddle), key_types;

@@ -17,6 +17,8 @@ NEGATIVE = "(-2, 3.0, 'c')"
 GRADE = "('{}'::DOUBLE, 3.0, 'c')"
 RANK = "(1, '{}'::DOUBLE, 'c')"
 TIED = "(1, 1.0, 'a'), (0, 1.0, 'b')"
+HUGE = "(1e308, 1, 'a'), (1e308, 2, 'b'), (1e308, 3, 'c')"
+EXP_1024 = "(1024, 1, 'a'), (0, 2, 'b')"
 
 
 def rows(*values: str) -> str:
@@ -131,11 +133,11 @@ CASES: list[tuple[str, str, str]] = [
         "SELECT list_dcg([1], negative := 'abs')",
         r"negative must be 'error' or 'zero', got 'abs'",
     ),
-    ("log-base-1", "SELECT list_dcg([1, 2], log_base := 1)", r"log_base must be greater than 1"),
+    ("log-base-1", "SELECT list_dcg([1, 2], log_base := 1)", r"log_base must be a finite number greater than 1"),
     (
         "log-base-0.5",
         f"SELECT dcg(rel, rnk, log_base := 0.5) {rows(GOOD)}",
-        r"log_base must be greater than 1",
+        r"log_base must be a finite number greater than 1",
     ),
     (
         "gain-map-missing",
@@ -177,6 +179,63 @@ CASES: list[tuple[str, str, str]] = [
     ),
     ("discounted-gain-position-1.5", "SELECT discounted_gain(1, 1.5)", r"rnk must be a position"),
     ("discounted-gain-null", "SELECT discounted_gain(1, NULL)", r"rnk must be a position.*NULL"),
+    # a NULL setting is an error naming it, never a plausible number (k and empty_ideal excepted)
+    *[
+        (f"null-{option}-{metric}", f"SELECT {metric}(rel, rnk, 1, {option} := NULL) {rows(GOOD)}",
+         rf"{option} must be .*got NULL")
+        for metric, options in {
+            "ndcg": ("gain", "ties", "negative", "log_base"),
+            "dcg": ("gain", "ties", "negative", "log_base"),
+            "cg": ("gain", "ties", "negative"),
+            "precision_at_k": ("threshold", "ties"),
+            "recall_at_k": ("threshold", "ties"),
+            "hit_rate": ("threshold", "ties"),
+            "reciprocal_rank": ("threshold", "ties"),
+            "average_precision": ("threshold", "ties"),
+        }.items()
+        for option in options
+    ],
+    ("null-gain-idcg", f"SELECT idcg(rel, 1, gain := NULL) {rows(GOOD)}", r"gain must be .*NULL"),
+    *[
+        (f"null-{option}-{f}", "SELECT " + f.format(f"[1, 2], {option} := NULL"),
+         rf"{option} must be .*got NULL")
+        for f in LISTS
+        for option in ("gain", "negative")
+    ],
+    *[
+        (f"null-log_base-{f}", "SELECT " + f.format("[1, 2], log_base := NULL"),
+         r"log_base must be a finite number greater than 1, got NULL")
+        for f in ("list_dcg({})", "list_idcg({})", "list_ndcg({})")
+    ],
+    # non-finite results are refused where they would arise
+    *[
+        (f"log-base-{v}", f"SELECT ndcg(rel, rnk, log_base := '{v}') {rows(GOOD)}",
+         rf"log_base must be a finite number greater than 1, got {v}")
+        for v in ("nan", "inf")
+    ],
+    (
+        "exponential-overflow",
+        f"SELECT ndcg(rel, rnk, 10, gain := 'exponential') {rows(EXP_1024)}",
+        r"grade 1024 is too large for gain 'exponential'.*below 997",
+    ),
+    (
+        "exponential-overflow-list",
+        "SELECT list_ndcg([1024, 1], gain := 'exponential')",
+        r"grade 1024 is too large for gain 'exponential'",
+    ),
+    (
+        "huge-linear-grade",
+        f"SELECT ndcg(rel, rnk) {rows(HUGE)}",
+        r"grade 1e\+308 is too large for gain 'linear'",
+    ),
+    *[
+        (f"gain-map-{v}", f"SELECT ndcg(rel, rnk, gain := MAP {{0: 0, 2: '{v}'::DOUBLE}}) {rows(GOOD)}",
+         r"gain map .* has a NaN, infinite")
+        for v in ("nan", "inf")
+    ],
+    ("gain-map-nan-list", "SELECT list_dcg([1], gain := MAP {1: 'nan'::DOUBLE})", r"has a NaN"),
+    ("threshold-nan", f"SELECT precision_at_k(rel, rnk, 1, threshold := 'nan') {rows(GOOD)}",
+     r"threshold must be a finite number, got nan"),
 ]
 
 
