@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 from duckdb_ndcg.evaluate import evaluate
-from duckdb_ndcg.macros import install, register
+from duckdb_ndcg.macros import install, register, script
 from duckdb_ndcg.portable import events_to_sql, to_sql
 
-__all__ = ["evaluate", "events_to_sql", "install", "register", "to_sql"]
+__all__ = ["evaluate", "events_to_sql", "install", "register", "script", "to_sql"]

@@ -1,4 +1,5 @@
-"""examples/dbt_project built with dbt-duckdb, its models checked against the ndcg aggregate."""
+"""examples/dbt_project built with dbt-duckdb and the duckdb_ndcg dbt package (dbt/duckdb_ndcg),
+its models checked value by value against the ndcg aggregate; the package checked up to date."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import pytest
 
 import duckdb_ndcg
 
-PROJECT = Path(__file__).resolve().parents[2] / "examples" / "dbt_project"
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = ROOT / "examples" / "dbt_project"
+PACKAGE = ROOT / "dbt" / "duckdb_ndcg"
 BIN = Path(sys.executable).parent
 
 # Grades by the dbt seed, re-derived here from the raw events without event_relevance or ndcg_report.
@@ -37,25 +40,26 @@ def _dbt() -> Path:
     """The dbt executable of this environment; a failure in CI, a skip elsewhere, when missing."""
     exe = shutil.which("dbt", path=str(BIN))
     if exe is None or importlib.util.find_spec("dbt.adapters.duckdb") is None:
-        message = (
-            "dbt-duckdb is not installed (pip install 'dbt-core==1.10.23' 'dbt-duckdb==1.11.1')"
-        )
+        message = "dbt-duckdb is not installed (pip install 'dbt-core>=1.10,<1.12' dbt-duckdb)"
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message)
         pytest.skip(message)
     return Path(exe)
 
 
-@pytest.fixture(scope="module", params=["dev", "no_plugin"])
-def warehouse(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``dbt build`` (seed, models, data tests) of a copy of the project; the DuckDB file.
-
-    Target ``dev`` gets the macros from the plugin, ``no_plugin`` from ``duckdb-ndcg install``.
-    """
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``dbt deps`` and ``dbt build`` (hook, seed, models, data tests) of a copy of the project
+    beside a copy of the package (packages.yml names it by a relative path); the DuckDB file."""
     dbt = _dbt()
-    work = tmp_path_factory.mktemp(f"dbt_{request.param}") / "project"
-    shutil.copytree(PROJECT, work, ignore=shutil.ignore_patterns("target", "logs", "*.duckdb*"))
-    database = work / "warehouse.duckdb"
+    root = tmp_path_factory.mktemp("dbt")
+    work = root / "examples" / "dbt_project"
+    ignore = shutil.ignore_patterns(
+        "target", "logs", "dbt_packages", "package-lock.yml", "*.duckdb*"
+    )
+    shutil.copytree(PROJECT, work, ignore=ignore)
+    shutil.copytree(PACKAGE, root / "dbt" / "duckdb_ndcg")
+    database = root / "warehouse.duckdb"
     env = {
         **os.environ,
         "NDCG_EXAMPLE_DB": str(database),
@@ -63,26 +67,20 @@ def warehouse(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
         "DBT_VERSION_CHECK": "false",
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    steps = [
-        [
-            str(dbt),
-            "build",
-            "--profiles-dir",
-            str(work),
-            "--project-dir",
-            str(work),
-            "--target",
-            request.param,
-        ]
-    ]
-    if request.param == "no_plugin":
-        steps.insert(0, [sys.executable, "-m", "duckdb_ndcg.cli", "install", str(database)])
-    for step in steps:
+    for command in ("deps", "build"):
         done = subprocess.run(
-            step, cwd=work, env=env, capture_output=True, text=True, timeout=180, check=False
+            [str(dbt), command, "--profiles-dir", str(work), "--project-dir", str(work)],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
         )
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "ERROR=0" in done.stdout and "PASS=12" in done.stdout, done.stdout[-2000:]
+    # the package's on-run-start hook, the seed, 4 models and 7 data tests
+    assert "1 project hook" in done.stdout, done.stdout[-2000:]
+    assert "ERROR=0" in done.stdout and "PASS=13" in done.stdout, done.stdout[-2000:]
     return database
 
 
@@ -118,15 +116,16 @@ def test_ranker_ndcg_is_mean_of_query_ndcg(attached: duckdb.DuckDBPyConnection) 
     means = attached.execute(
         "SELECT ranker, count(*), avg(ndcg) FROM w.main.query_ndcg WHERE k = 10 GROUP BY ranker"
     ).fetchall()
-    model = {r: (n, m) for r, n, m in attached.execute("FROM w.main.ranker_ndcg").fetchall()}
+    model = {r: (n, m, b) for r, n, m, b in attached.execute("FROM w.main.ranker_ndcg").fetchall()}
     assert model.keys() == {"baseline", "reranked"}
     for ranker, queries, mean in means:
         assert model[ranker][0] == queries == 200
-        assert model[ranker][1] == pytest.approx(mean, abs=1e-12)
+        assert model[ranker][1] == pytest.approx(mean, abs=1e-12)  # avg of per-query ndcg
+        assert model[ranker][2] == pytest.approx(mean, abs=1e-12)  # the mean_ndcg measure
     assert model["reranked"][1] > model["baseline"][1] + 0.02  # the data favours the reranker
 
 
-def test_plugin_persisted_macros_for_clients_without_python_package(warehouse: Path) -> None:
+def test_package_persisted_macros_for_clients_without_python_package(warehouse: Path) -> None:
     script = (
         "import sys, duckdb\n"
         "con = duckdb.connect(sys.argv[1], read_only=True)\n"
@@ -148,3 +147,16 @@ def test_plugin_persisted_macros_for_clients_without_python_package(warehouse: P
         duckdb_ndcg.register(con)
         expected = con.execute("SELECT list_ndcg([3, 2, 3, 0, 1, 2])").fetchone()[0]
     assert float(first) == pytest.approx(expected, abs=1e-12) and int(count) == 400
+
+
+def test_dbt_package_is_generated_from_sql() -> None:
+    """dbt/duckdb_ndcg/macros/duckdb_ndcg.sql holds today's sql/ (python dbt/build_package.py)."""
+    spec = importlib.util.spec_from_file_location(
+        "build_package", ROOT / "dbt" / "build_package.py"
+    )
+    build_package = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_package)
+    text = build_package.TARGET.read_text(encoding="utf-8")
+    assert text == build_package.render(), "run: python dbt/build_package.py"
+    for m in duckdb_ndcg.macros.macros():
+        assert f"CREATE OR REPLACE MACRO {m.name}(" in text
