@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,14 +19,26 @@ _COLLAPSE = ("max", "sum", "last")
 _UNKNOWN = ("error", "ignore")
 _DUPLICATES = ("error", "allow")
 _SHAPES = ("report", "summary")
+_NO_CUT = 2**62  # a cutoff beyond any ranking; the SQL keeps larger ones as this too
+_MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
+
+
+_FRAME_MODULES = ("pandas", "polars", "pyarrow")
+_frames = itertools.count(1)
 
 
 @dataclass(frozen=True)
 class Source:
-    """One input: its label for messages (table name or file path) and its DuckDB relation."""
+    """One input: its label for messages (table name or file path) and the name the SQL reads.
+
+    ``name`` is what ``query_table()`` resolves: the table name or file path itself, or the name
+    under which a data frame was registered. Nothing is copied into fixed-name views, so every
+    relation ``evaluate`` returns keeps reading its own inputs.
+    """
 
     label: str
-    relation: duckdb.DuckDBPyRelation
+    name: str
+    columns: tuple[str, ...]
 
 
 def _choice(name: str, value: str, accepted: Sequence[str]) -> None:
@@ -32,24 +46,43 @@ def _choice(name: str, value: str, accepted: Sequence[str]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, accepted))}, got {value!r}")
 
 
-def open_source(con: duckdb.DuckDBPyConnection, source: str | Path, role: str) -> Source:
-    """A table of ``con`` or a Parquet/CSV file as a relation; ``ValueError`` naming it if absent."""
+def _is_frame(source: object) -> bool:
+    return type(source).__module__.split(".")[0] in _FRAME_MODULES
+
+
+def open_source(con: duckdb.DuckDBPyConnection, source: object, role: str) -> Source:
+    """A table of ``con``, a Parquet/CSV file or a pandas/polars/Arrow data frame, checked to exist.
+
+    ``ValueError`` naming it when it does not.
+    """
+    if _is_frame(source):
+        name = f"{role}_frame_{next(_frames)}"
+        con.register(name, source)
+        return Source(f"{role} data frame", name, tuple(_columns(con, name)))
+    if not isinstance(source, (str, Path)):
+        raise ValueError(
+            f"{role} must be a table name, a .parquet/.csv path or a data frame, "
+            f"got {type(source).__name__}"
+        )
     text = str(source)
-    suffix = Path(text).suffix.lower()
-    if suffix in _FILE_SUFFIXES:
+    if Path(text).suffix.lower() in _FILE_SUFFIXES:
         if not Path(text).is_file():
             raise ValueError(f"{role} file {text} does not exist")
         try:
-            reader = con.read_parquet if suffix == ".parquet" else con.read_csv
-            return Source(text, reader(text))
+            return Source(text, text, tuple(_columns(con, text)))
         except duckdb.Error as error:
             raise ValueError(f"{role} file {text} cannot be read: {_first_line(error)}") from None
     try:
-        return Source(text, con.table(text))
+        return Source(text, text, tuple(_columns(con, text)))
     except duckdb.Error:
         raise ValueError(
-            f"{role} table {text!r} does not exist (give a table name, or a .parquet/.csv path)"
+            f"{role} table {text!r} does not exist (give a table name, a .parquet/.csv path "
+            "or a data frame)"
         ) from None
+
+
+def _columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
+    return con.sql("SELECT * FROM query_table(?) LIMIT 0", params=[name]).columns
 
 
 def _first_line(error: BaseException) -> str:
@@ -57,12 +90,11 @@ def _first_line(error: BaseException) -> str:
 
 
 def _require(source: Source, role: str, columns: Mapping[str, str | None]) -> None:
-    have = set(source.relation.columns)
     for option, column in columns.items():
-        if column is not None and column not in have:
+        if column is not None and column not in source.columns:
             raise ValueError(
                 f"{role} {source.label} has no column {column!r} ({option}); "
-                f"its columns are: {', '.join(source.relation.columns)}"
+                f"its columns are: {', '.join(source.columns)}"
             )
 
 
@@ -72,12 +104,12 @@ def _read_mapping(
     if mapping is None or isinstance(mapping, Mapping):
         return None if mapping is None else {str(k): float(v) for k, v in mapping.items()}
     source = open_source(con, mapping, "mapping")
-    names = source.relation.columns
-    if len(names) != 2:
+    if len(source.columns) != 2:
         raise ValueError(
-            f"mapping {source.label} must have two columns (event type, grade), has {len(names)}"
+            f"mapping {source.label} must have two columns (event type, grade), "
+            f"has {len(source.columns)}"
         )
-    rows = source.relation.fetchall()
+    rows = con.sql("SELECT * FROM query_table(?)", params=[source.name]).fetchall()
     try:
         return {str(event): float(grade) for event, grade in rows}
     except (TypeError, ValueError):
@@ -85,8 +117,8 @@ def _read_mapping(
 
 
 def evaluate(
-    rankings: str | Path,
-    events: str | Path,
+    rankings: str | Path | object,
+    events: str | Path | object,
     *,
     k: int | Sequence[int | None] | None = 10,
     slice_by: Sequence[str] = (),
@@ -108,10 +140,12 @@ def evaluate(
 ) -> duckdb.DuckDBPyRelation:
     """NDCG@k per query (``shape='report'``) or its mean per slice (``'summary'``) from event logs.
 
-    ``rankings`` and ``events`` are table names of ``con`` or Parquet/CSV paths; columns are
-    checked before any SQL runs. ``mapping`` (event type to grade) is a dict, a table or a file
-    with two columns. Returns a DuckDB relation (``.df()``, ``.pl()``, ``.to_arrow_table()``).
-    With ``unknown='ignore'``, a ``UserWarning`` says how many event rows were dropped.
+    ``rankings`` and ``events`` are table names of ``con``, Parquet/CSV paths or pandas/polars/
+    Arrow data frames; columns are checked before any SQL runs. ``mapping`` (event type to grade)
+    is a dict, a table or a file with two columns. Returns a DuckDB relation (``.df()`` needs
+    pandas, ``.pl()`` polars, ``.to_arrow_table()`` pyarrow) that reads its own inputs: later
+    calls on the same connection do not change it. A ``UserWarning`` says how many event rows
+    ``unknown='ignore'`` dropped, and when (almost) no graded event matches a shown item.
 
     Example::
 
@@ -153,21 +187,23 @@ def evaluate(
         },
     )
     grades = _read_mapping(con, mapping)
-    ranked.relation.to_view("_ndcg_input_rankings", replace=True)
-    logged.relation.to_view("_ndcg_input_events", replace=True)
+    mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
+    mapping_params = [list(grades), list(grades.values())] if grades is not None else []
     if unknown == "ignore":
-        _warn_dropped(con, event_col, grades, logged.label)
+        _warn_dropped(con, logged, event_col, mapping_sql, mapping_params)
+    _warn_unmatched(con, ranked, logged, query_col, item_col, event_col, mapping_sql, mapping_params)
     macro = "ndcg_report" if shape == "report" else "ndcg_summary"
     sql = (
-        f"SELECT * FROM {macro}('_ndcg_input_rankings', '_ndcg_input_events', k := ?::BIGINT[], "
+        f"SELECT * FROM {macro}(?, ?, k := ?::BIGINT[], "
         "slice_by := ?::VARCHAR[], query_col := ?, item_col := ?, position_col := ?, "
         "score_col := ?::VARCHAR, ties := ?, gain := ?, empty_ideal := ?::DOUBLE, "
-        "duplicates := ?, event_col := ?, "
-        + ("mapping := map(?::VARCHAR[], ?::DOUBLE[]), " if grades is not None else "")
-        + "collapse := ?, time_col := ?::VARCHAR, unknown := ?)"
+        f"duplicates := ?, event_col := ?, mapping := {mapping_sql}, "
+        "collapse := ?, time_col := ?::VARCHAR, unknown := ?)"
     )
     params: list[object] = [
-        cuts,
+        ranked.name,
+        logged.name,
+        [None if cut is None else min(cut, _NO_CUT) for cut in cuts],
         list(slice_by),
         query_col,
         item_col,
@@ -178,30 +214,61 @@ def evaluate(
         empty_ideal,
         duplicates,
         event_col,
+        *mapping_params,
+        collapse,
+        time_col,
+        unknown,
     ]
-    if grades is not None:
-        params += [list(grades), list(grades.values())]
-    params += [collapse, time_col, unknown]
     return con.sql(sql, params=params)
 
 
 def _warn_dropped(
-    con: duckdb.DuckDBPyConnection, event_col: str, grades: dict[str, float] | None, label: str
+    con: duckdb.DuckDBPyConnection,
+    logged: Source,
+    event_col: str,
+    mapping_sql: str,
+    mapping_params: list[object],
 ) -> None:
-    mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
-    params: list[object] = [event_col]
-    if grades is not None:
-        params += [list(grades), list(grades.values())]
-    dropped, types = con.execute(
+    dropped, types = con.sql(
         "SELECT count(*), list_sort(list_distinct(list(coalesce(e::VARCHAR, 'NULL')))) FROM ("
-        "SELECT COLUMNS(lambda c: c = ?) AS e FROM _ndcg_input_events) "
+        "SELECT COLUMNS(lambda c: c = ?) AS e FROM query_table(?)) "
         f"WHERE _ndcg_event_grade(e, {mapping_sql}) IS NULL",
-        params,
-    ).fetchone()
+        params=[event_col, logged.name, *mapping_params],
+    ).fetchall()[0]
     if dropped:
         warnings.warn(
-            f"events {label}: ignored {dropped} rows whose event type is not in the mapping "
+            f"events {logged.label}: ignored {dropped} rows whose event type is not in the mapping "
             f"({', '.join(types)})",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _warn_unmatched(
+    con: duckdb.DuckDBPyConnection,
+    ranked: Source,
+    logged: Source,
+    query_col: str,
+    item_col: str,
+    event_col: str,
+    mapping_sql: str,
+    mapping_params: list[object],
+) -> None:
+    """Warn when (almost) no graded event names a shown (query, item): ids written differently."""
+    try:
+        sampled, matched = con.sql(
+            "SELECT sampled, matched FROM event_match(?, ?, query_col := ?, item_col := ?, "
+            f"event_col := ?, mapping := {mapping_sql})",
+            params=[ranked.name, logged.name, query_col, item_col, event_col, *mapping_params],
+        ).fetchall()[0]
+    except duckdb.Error:
+        return  # the report itself raises the clearer error (key types, NULL keys, ...)
+    if sampled and matched < math.ceil(sampled * _MIN_MATCHED):
+        warnings.warn(
+            f"only {matched} of {sampled} graded (query, item) pairs sampled from events "
+            f"{logged.label} match a row of rankings {ranked.label}: NDCG will be near 0. "
+            f"Check that {query_col} and {item_col} are written the same way in both "
+            "(case, leading zeros, prefixes)",
             UserWarning,
             stacklevel=3,
         )
