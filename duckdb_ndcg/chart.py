@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -17,27 +18,37 @@ _K_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _W, _H = 760, 460
 _LEFT, _TOP, _BOTTOM = 72, 62, 62
 _CHAR = 7.6  # mean width of a 14px Helvetica character, to size the legend
+_MAX_SERIES = 12  # more lines than this cannot be told apart
 
 Series = Mapping[str, Sequence[tuple[int, float]]]
 
 
 def curve_series(
-    relation: duckdb.DuckDBPyRelation, label_col: str | None = None
+    relation: duckdb.DuckDBPyRelation, label_col: str | Sequence[str] | None = None
 ) -> dict[str, list[tuple[int, float]]]:
-    """Mean NDCG per k (and per ``label_col``) from an ``ndcg_report`` relation, for :func:`svg`."""
-    label = f'"{label_col}"::VARCHAR' if label_col else "'all queries'"
-    if label_col is not None and label_col not in relation.columns:
-        raise ValueError(f"label_col {label_col!r} is not a column of the report")
-    rows = (
-        relation.aggregate(f"{label} AS label, k, avg(ndcg) AS mean_ndcg", "ALL")
-        .order("label, k")
-        .fetchall()
-    )
+    """Mean NDCG per k from an ``ndcg_report`` relation, one series per value of ``label_col``
+    (a column or several), for :func:`svg`; series are labelled ``device=mobile, day=2024-01-01``.
+    """
+    columns = [label_col] if isinstance(label_col, str) else list(label_col or ())
+    for column in columns:
+        if column not in relation.columns:
+            raise ValueError(f"label_col {column!r} is not a column of the report")
+    keys = ", ".join([*map(_identifier, columns), "k"])
+    rows = relation.aggregate(f"{keys}, avg(ndcg) AS mean_ndcg", "ALL").order(keys).fetchall()
     series: dict[str, list[tuple[int, float]]] = {}
-    for name, k, value in rows:
-        if k is not None:
-            series.setdefault(str(name), []).append((int(k), float(value)))
+    for *values, k, mean in rows:
+        name = ", ".join(f"{c}={_text(v)}" for c, v in zip(columns, values, strict=True))
+        if k is not None and mean is not None:
+            series.setdefault(name or "all queries", []).append((int(k), float(mean)))
     return series
+
+
+def _identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _text(value: object) -> str:
+    return "NULL" if value is None else str(value)
 
 
 def _y_range(values: Sequence[float]) -> tuple[float, float, float]:
@@ -81,6 +92,11 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
     """
     if not series or not any(series.values()):
         raise ValueError("series must hold at least one (k, ndcg) point")
+    if len(series) > _MAX_SERIES:
+        raise ValueError(
+            f"a chart of {len(series)} lines (one per slice) cannot be read; "
+            f"chart at most {_MAX_SERIES} slices"
+        )
     values = [v for points in series.values() for _, v in points]
     if not all(0 <= v <= 1 for v in values):  # also rejects NaN
         raise ValueError("series values must be mean NDCG values in [0, 1]")
@@ -167,25 +183,43 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
     return "\n".join(out)
 
 
+def check_path(path: str | Path) -> Path:
+    """The chart's page path, checked before any work: an ``.html`` name in an existing folder."""
+    page = Path(path)
+    if page.suffix.lower() not in (".html", ".htm"):
+        raise ValueError(f"chart path must end in .html, got {str(page)!r}")
+    if not page.parent.is_dir():
+        raise ValueError(f"chart path {str(page)!r}: folder {str(page.parent)!r} does not exist")
+    return page
+
+
 def write(path: str | Path, series: Series, title: str = "NDCG@k") -> list[Path]:
     """Write the chart as an HTML page (``.html``) and the bare ``.svg`` beside it; returns both.
+
+    Each file is written whole to a temporary file beside it, then renamed into place.
 
     Example::
 
         duckdb_ndcg.chart.write("ndcg.html", {"ranker A": [(1, 0.41), (2, 0.45)]})
     """
-    page = Path(path)
-    if page.suffix.lower() not in (".html", ".htm"):
-        raise ValueError(f"chart path must end in .html, got {str(page)!r}")
+    page = check_path(path)
     picture = svg(series, title)
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(
+    _write_text(
+        page,
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<title>{escape(title)}</title></head>\n<body style="margin:24px">\n{picture}\n'
         '<p style="font-family:sans-serif;color:#555">Mean NDCG@k over queries; hover a point '
         "for its value. Made by duckdb-ndcg.</p>\n</body></html>\n",
-        encoding="utf-8",
     )
     bare = page.with_suffix(".svg")
-    bare.write_text(picture + "\n", encoding="utf-8")
+    _write_text(bare, picture + "\n")
     return [page, bare]
+
+
+def _write_text(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

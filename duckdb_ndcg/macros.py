@@ -67,49 +67,270 @@ def macro(name: str) -> Macro:
     raise ValueError(f"no macro named {name!r}; the macros are: {public}")
 
 
-def register(
-    con: duckdb.DuckDBPyConnection, *, temporary: bool = True
-) -> duckdb.DuckDBPyConnection:
-    """Create every macro in ``con``: temporary (this connection only) unless ``temporary=False``.
+# Every macro we create carries this comment (COMMENT ON MACRO): how register() and install()
+# tell their own macros from a user's macro of the same name, which they never replace silently.
+_MARK = "duckdb_ndcg: "
 
-    Calling it again replaces the macros. Returns ``con``.
+# The default storage of a new file: the oldest DuckDB we support (1.4 LTS) opens it.
+OLDEST_STORAGE = "v1.4.0"
+
+# Files that are data, not databases: DuckDB would open such a path as an empty in-memory database
+# (so install() would write nothing) or turn it into a database file next to the user's data.
+_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".xlsx")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _summary(m: Macro) -> str:
+    """The first line of the header comment: the signature, stored as the macro's comment."""
+    first = m.sql.split(_HEAD, 1)[0].strip().splitlines()
+    return first[0].lstrip("- ").strip() if first else m.name
+
+
+def _where(con: duckdb.DuckDBPyConnection, temporary: bool) -> tuple[str, str]:
+    if temporary:
+        return "temp", "main"
+    database, schema = con.execute("SELECT current_database(), current_schema()").fetchone()
+    return database, schema
+
+
+@cache
+def _rendered() -> dict[str, str]:
+    """Our macros as this DuckDB prints them in ``duckdb_functions().macro_definition``."""
+    with duckdb.connect() as scratch:
+        for m in macros():
+            scratch.execute(m.sql)
+        rows = scratch.execute(
+            "SELECT function_name, macro_definition FROM duckdb_functions() "
+            "WHERE database_name = 'memory' AND schema_name = 'main'"
+        ).fetchall()
+    return dict(rows)
+
+
+def _refuse_foreign(con: duckdb.DuckDBPyConnection, database: str, schema: str) -> None:
+    """``ValueError`` when ``database.schema`` holds a function named like one of ours that we did
+    not make (no mark of ours, and not our definition either, as a loaded ``script()`` gives)."""
+    names = [m.name for m in macros()]
+    found = con.execute(
+        "SELECT function_name, any_value(comment), any_value(macro_definition) "
+        "FROM duckdb_functions() WHERE database_name = ? AND schema_name = ? "
+        "AND list_contains(?, function_name) GROUP BY function_name ORDER BY function_name",
+        [database, schema, names],
+    ).fetchall()
+    foreign = [
+        name
+        for name, comment, definition in found
+        if not (comment or "").startswith(_MARK) and definition != _rendered().get(name)
+    ]
+    if foreign:
+        raise ValueError(
+            f"{database}.{schema} already has {len(foreign)} function(s) of the same name as "
+            f"duckdb_ndcg macros that duckdb_ndcg did not create ({', '.join(foreign)}); nothing "
+            "was replaced. Drop or rename them, create ours in another schema or database, or "
+            "pass replace=True (CLI: --replace) to overwrite them."
+        )
+
+
+def _in_memory(con: duckdb.DuckDBPyConnection) -> bool:
+    row = con.execute(
+        "SELECT path IS NULL FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def register(
+    con: duckdb.DuckDBPyConnection, *, temporary: bool | None = None, replace: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """Create every macro in ``con`` and return ``con``.
+
+    ``temporary=None`` (the default) creates them in the in-memory database when ``con`` works in
+    one, where every cursor of ``con`` sees them (``con.cursor()``, as jupysql uses) and they go
+    with the database; when ``con`` works in a database file, they are TEMP macros (this
+    connection only), so registering never writes into your file. ``temporary=True`` / ``False``
+    chooses. A function of the same name that duckdb_ndcg did not create is an error, unless
+    ``replace=True``; calling ``register`` again replaces our own macros.
 
     Example::
 
         con = duckdb_ndcg.register(duckdb.connect())
         con.sql("SELECT list_ndcg([3, 2, 3, 0, 1, 2])")
     """
+    if temporary is None:
+        temporary = not _in_memory(con)
+    database, schema = _where(con, temporary)
+    if not replace:
+        _refuse_foreign(con, database, schema)
     head = "CREATE OR REPLACE TEMP MACRO " if temporary else _HEAD
     for m in macros():
         con.execute(m.sql.replace(_HEAD, head, 1))
+    kinds = dict(
+        con.execute(
+            "SELECT function_name, function_type FROM duckdb_functions() "
+            "WHERE database_name = ? AND schema_name = ? AND list_contains(?, function_name)",
+            [database, schema, [m.name for m in macros()]],
+        ).fetchall()
+    )
+    for m in macros():
+        kind = "MACRO TABLE" if kinds.get(m.name) == "table_macro" else "MACRO"
+        target = ".".join(_quoted(part) for part in (database, schema, m.name))
+        con.execute(f"COMMENT ON {kind} {target} IS {_literal(_MARK + _summary(m))}")
     return con
+
+
+def _storage(text: str) -> tuple[int, ...]:
+    """``'v1.5.0'`` or ``'v1.5.0+'`` as ``(1, 5, 0)``; ``'latest'`` as the largest."""
+    if text.strip().lower() == "latest":
+        return (10**9,)
+    match = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)\+?", text.strip())
+    if match is None:
+        raise ValueError(
+            f"storage_compatibility_version must look like 'v1.4.0' or 'v1.5.0', got {text!r}"
+        )
+    return tuple(int(part) for part in match.groups())
+
+
+def _database_kind(path: Path) -> str | None:
+    """None when ``path`` starts like a DuckDB database file, else what it looks like."""
+    with path.open("rb") as file:
+        head = file.read(16)
+    if head[8:12] == b"DUCK":
+        return None
+    if head[:4] == b"PAR1":
+        return "a Parquet file"
+    if head[:16] == b"SQLite format 3\x00":
+        return "a SQLite database"
+    if not head:
+        return "an empty file"
+    return "not a DuckDB database"
 
 
 def install(
     target: str | Path | duckdb.DuckDBPyConnection,
     *,
     storage_compatibility_version: str | None = None,
+    replace: bool = False,
 ) -> None:
     """Persist every macro into a database file so any DuckDB client can call them, no Python needed.
 
     ``target`` is a path (created when missing) or an open connection to the database to write.
-    ``storage_compatibility_version`` (for a new file given by path), e.g. ``'v1.5.0'``, writes a
-    file that DuckDB 1.5 clients can open.
+    A new file is written in the storage of DuckDB 1.4 (``storage_compatibility_version``
+    ``'v1.4.0'``), which DuckDB 1.4, 1.5 and 2.x clients all open; pass ``'v1.5.0'``,
+    ``'v2.0.0'`` or ``'latest'`` for newer storage. An existing file keeps its storage: asking
+    for an older one than it has is an error, since the file would stay unreadable there. A path
+    that is not a DuckDB database (a CSV or Parquet file, a folder) is an error, and so is a
+    function of the same name that duckdb_ndcg did not create, unless ``replace=True``.
 
     Example::
 
-        duckdb_ndcg.install("metrics.duckdb", storage_compatibility_version="v1.5.0")
-        # then, in the DuckDB CLI: SELECT list_ndcg([3, 2, 3, 0, 1, 2]);
+        duckdb_ndcg.install("metrics.duckdb")
+        # then, in the DuckDB CLI (1.4 or newer): SELECT list_ndcg([3, 2, 3, 0, 1, 2]);
     """
     if isinstance(target, duckdb.DuckDBPyConnection):
         if storage_compatibility_version is not None:
             raise ValueError(
                 "storage_compatibility_version applies to a path, not to an open connection"
             )
-        register(target, temporary=False)
+        register(target, temporary=False, replace=replace)
         return
-    config = {}
-    if storage_compatibility_version is not None:
-        config["storage_compatibility_version"] = storage_compatibility_version
-    with duckdb.connect(str(target), config=config) as con:
-        register(con, temporary=False)
+    if not isinstance(target, (str, Path)) or str(target) in ("", ":memory:"):
+        raise ValueError(
+            "install() takes the path of a DuckDB database file (or an open connection), got "
+            f"{target!r}; for an in-memory database use register(con)"
+        )
+    path = Path(target)
+    wanted = storage_compatibility_version
+    if wanted is not None:
+        _storage(wanted)  # a malformed version is an error before anything is written
+    if path.is_dir():
+        raise ValueError(f"install(): {path} is a folder; give the path of a .duckdb file")
+    if path.exists():
+        kind = _database_kind(path)
+        if kind is not None:
+            raise ValueError(
+                f"install(): {path} is {kind}, not a DuckDB database, so nothing was written; "
+                "give the path of a new or existing .duckdb file"
+            )
+        if wanted is not None:
+            with duckdb.connect(str(path), read_only=True) as con:
+                has = con.execute(
+                    "SELECT tags['storage_version'] FROM duckdb_databases() "
+                    "WHERE database_name = current_database()"
+                ).fetchone()[0]
+            if has and _storage(has) > _storage(wanted):
+                raise ValueError(
+                    f"install(): {path} already has storage {has}, newer than "
+                    f"storage_compatibility_version={wanted!r} asks for, and an existing file "
+                    "keeps its storage, so nothing was written; install into a new file "
+                    f"for {wanted} clients"
+                )
+        config = {}
+    else:
+        if path.suffix.lower() in _DATA_SUFFIXES:
+            raise ValueError(
+                f"install(): {path} names a {path.suffix} data file, not a DuckDB database, so "
+                "nothing was written; give a path such as metrics.duckdb"
+            )
+        config = {"storage_compatibility_version": wanted or OLDEST_STORAGE}
+    with duckdb.connect(str(path), config=config) as con:
+        if _in_memory(con):  # DuckDB opened the path as something else: refuse, write nothing
+            raise ValueError(
+                f"install(): DuckDB did not open {path} as a database file, so nothing was "
+                "written; give the path of a .duckdb file"
+            )
+        register(con, temporary=False, replace=replace)
+
+
+def _plain(sql: str) -> str:
+    """One macro's statement with its comments dropped and every ``;`` inside a string literal
+    spelled ``chr(59)``, so a splitter that cuts at each ``;`` (Harlequin, Evidence) finds exactly
+    one statement."""
+    out: list[str] = []
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if sql.startswith("--", i):
+            end = sql.find("\n", i)
+            i = n if end < 0 else end
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif c in "'\"":
+            j = i + 1
+            while j < n and not (sql[j] == c and not sql.startswith(c * 2, j)):
+                j += 2 if sql.startswith(c * 2, j) else 1
+            token = sql[i : j + 1]
+            if c == "'" and ";" in token:
+                parts = token[1:-1].split(";")
+                token = "(" + " || chr(59) || ".join(f"'{part}'" for part in parts) + ")"
+            elif ";" in token:
+                raise RuntimeError(f"a quoted identifier holds ';': {token}")
+            out.append(token)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    lines = [line.rstrip() for line in "".join(out).splitlines()]
+    body = "\n".join(line for line in lines if line.strip())
+    if body.count(";") != 1 or not body.endswith(";"):
+        raise RuntimeError(f"expected one statement ending in ';', got: {body[:80]}...")
+    return body
+
+
+def script() -> str:
+    """Every macro as a plain ``CREATE OR REPLACE MACRO ...;`` statement, callees first, with no
+    comments and no ``;`` but the one ending each statement: SQL for tools that run a file at
+    start-up (the DuckDB CLI's ``.read`` and ``-init``, Harlequin's ``--init-path``, Evidence's
+    ``initialize.sql``), on DuckDB 1.4, 1.5 and 2.x.
+
+    Example::
+
+        Path("ndcg_macros.sql").write_text(duckdb_ndcg.script())
+        # duckdb -init ndcg_macros.sql my.duckdb
+    """
+    return "\n\n".join(_plain(m.sql) for m in macros()) + "\n"

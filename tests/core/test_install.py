@@ -1,12 +1,12 @@
 """``install()`` persists the macros: a fresh process that never imports duckdb_ndcg, and the
-DuckDB 1.5 CLI (pip package ``duckdb-cli==1.5.6``) on a ``v1.5.0``-compatible file, get the same
-numbers as the registered macros."""
+DuckDB 1.4 and 1.5 CLIs (pip packages ``duckdb-cli``) on the default file, get the same numbers as
+the registered macros; paths that are not databases, storage the file cannot have and functions of
+the user's with our names are errors that leave everything as it was."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,10 +87,18 @@ def same_rows(ours: list[list], theirs: list[list]) -> bool:
     return True
 
 
-@pytest.mark.parametrize("version", [None, "v1.5.0"])
+def writable(version: str | None) -> None:
+    """Skip a storage version newer than the running DuckDB can write (1.4 cannot write v1.5.0)."""
+    ours = tuple(int(p) for p in duckdb.__version__.split(".")[:2])
+    if version is not None and tuple(int(p) for p in version[1:].split(".")[:2]) > ours:
+        pytest.skip(f"DuckDB {duckdb.__version__} cannot write storage {version}")
+
+
+@pytest.mark.parametrize("version", [None, "v1.4.0", "v1.5.0"])
 def test_fresh_process_without_the_package(
     con: duckdb.DuckDBPyConnection, tmp_path: Path, version: str | None
 ) -> None:
+    writable(version)
     path = installed_file(tmp_path, version)
     child = subprocess.run(
         [sys.executable, "-c", CHILD, str(path), json.dumps(QUERIES)],
@@ -127,33 +135,35 @@ def test_install_twice_and_into_a_connection(tmp_path: Path) -> None:
             duckdb_ndcg.install(con, storage_compatibility_version="v1.5.0")
 
 
-def duckdb_15_cli() -> Path | None:
-    """The ``duckdb`` executable of the pip package duckdb-cli: next to this interpreter (a
-    venv's bin/), else on PATH. None when missing or not a 1.5 CLI."""
-    here = Path(sys.executable).parent
-    candidates = [here / "duckdb", here / "duckdb.exe"]
-    on_path = shutil.which("duckdb")
-    if on_path:
-        candidates.append(Path(on_path))
-    for candidate in candidates:
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            version = subprocess.run(
-                [str(candidate), "--version"], capture_output=True, text=True, check=False
-            ).stdout
-            if version.startswith("v1.5."):
-                return candidate
-    return None
+
+EVENTS = """
+CREATE TABLE shown AS SELECT * FROM (VALUES
+    ('q1', 'a', 1, 'web'), ('q1', 'b', 2, 'web'), ('q1', 'c', 3, 'web'), ('q1', 'd', 4, 'web'),
+    ('q2', 'a', 1, 'app'), ('q2', 'c', 2, 'app'), ('q2', 'e', 3, 'app'),
+    ('q3', 'b', 1, 'app'), ('q3', 'f', 2, 'app')
+) AS v(query_id, item_id, position, device);
+CREATE TABLE events AS SELECT * FROM (VALUES
+    ('q1', 'b', 'click'), ('q1', 'c', 'purchase'), ('q1', 'x', 'add_to_cart'), ('q1', 'a', 'impression'),
+    ('q2', 'a', 'click'), ('q2', 'e', 'click'), ('q2', 'e', 'add_to_cart'), ('q3', 'b', 'impression')
+) AS v(query_id, item_id, event_type)
+"""
+
+# The report macros and the core ones on real tables, as a BI tool or a CLI user calls them.
+EVENT_QUERIES = [
+    "SELECT * FROM ndcg_summary('shown', 'events', k := [1, 3]) ORDER BY ALL",
+    "SELECT * FROM ndcg_summary('shown', 'events', k := 3, slice_by := ['device']) ORDER BY ALL",
+    "SELECT * FROM ndcg_report('shown', 'events', k := [1, 3, NULL]) ORDER BY ALL",
+    "SELECT * FROM compare_rankers('shown', 'shown', 'events', k := 2) ORDER BY ALL",
+    "SELECT list_ndcg([3, 2, 3, 0, 1, 2]), list_ndcg([3, 2, 3, 0, 1, 2], 3)",
+    "SELECT query_id, ndcg(rel, rnk, 3), ndcg(rel, rnk) FROM judged GROUP BY query_id ORDER BY ALL",
+]
 
 
-@pytest.fixture
-def cli() -> Path:
-    found = duckdb_15_cli()
-    if found is None:
-        reason = "no DuckDB 1.5 CLI: pip install duckdb-cli==1.5.6 (gives <venv>/bin/duckdb)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return found
+def event_file(tmp_path: Path) -> Path:
+    path = installed_file(tmp_path, None)
+    with duckdb.connect(str(path)) as con:
+        con.execute(EVENTS)
+    return path
 
 
 def run_cli(cli: Path, path: Path, sql: str) -> subprocess.CompletedProcess[str]:
@@ -165,20 +175,196 @@ def run_cli(cli: Path, path: Path, sql: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_duckdb_15_cli_reads_a_v150_file(
-    cli: Path, con: duckdb.DuckDBPyConnection, tmp_path: Path
+def cli_rows(cli: Path, path: Path, sql: str) -> list[list]:
+    result = run_cli(cli, path, sql)
+    assert result.returncode == 0, f"{sql}: {result.stderr}"
+    records = json.loads(result.stdout) if result.stdout.strip() else []
+    return [list(record.values()) for record in records]
+
+
+def test_default_file_has_the_oldest_supported_storage(tmp_path: Path) -> None:
+    path = installed_file(tmp_path, None)
+    with duckdb.connect(str(path), read_only=True) as con:
+        storage = con.execute(
+            "SELECT tags['storage_version'] FROM duckdb_databases() "
+            "WHERE database_name = current_database()"
+        ).fetchone()[0]
+    assert storage == "v1.4.0+"
+
+
+def test_cli_reads_the_default_file(
+    duckdb_cli: Path, con: duckdb.DuckDBPyConnection, tmp_path: Path
 ) -> None:
-    path = installed_file(tmp_path, "v1.5.0")
+    """The DuckDB 1.4 and 1.5 CLIs open the file install() writes by default, no flags, and every
+    macro gives the registered macros' numbers, report macros included."""
+    path = event_file(tmp_path)
     expected = reference(con)
+    con.execute(EVENTS)
     for query, rows in zip(QUERIES, expected, strict=True):
-        result = run_cli(cli, path, query)
-        assert result.returncode == 0, result.stderr
-        records = json.loads(result.stdout) if result.stdout.strip() else []
-        assert same_rows(rows, [list(record.values()) for record in records])
+        assert same_rows(rows, cli_rows(duckdb_cli, path, query))
+    for query in EVENT_QUERIES:
+        rows = [list(row) for row in con.execute(query).fetchall()]
+        assert rows, query
+        assert same_rows(rows, cli_rows(duckdb_cli, path, query))
 
 
-def test_duckdb_15_cli_cannot_read_a_default_file(cli: Path, tmp_path: Path) -> None:
-    """Why the option exists: a file DuckDB 2.0 writes by default is refused by 1.5."""
-    result = run_cli(cli, installed_file(tmp_path, None), "SELECT list_ndcg([1, 0])")
+def test_cli_refuses_storage_newer_than_it_knows(duckdb_cli: Path, tmp_path: Path) -> None:
+    """Why the default is the oldest storage: a CLI older than the writer cannot open 'latest'."""
+    cli_minor = subprocess.run(
+        [str(duckdb_cli), "--version"], capture_output=True, text=True, check=True
+    ).stdout[1:4]
+    if duckdb.__version__[:3] <= cli_minor:
+        pytest.skip(f"DuckDB {duckdb.__version__} writes nothing the {cli_minor} CLI cannot read")
+    result = run_cli(duckdb_cli, installed_file(tmp_path, "latest"), "SELECT list_ndcg([1, 0])")
     assert result.returncode != 0
     assert "newer version of DuckDB" in result.stderr
+
+
+def no_macros(path: Path) -> bool:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return not con.execute(
+            "SELECT count(*) FROM duckdb_functions() WHERE database_name = current_database() "
+            "AND function_name IN ('ndcg', 'list_ndcg')"
+        ).fetchone()[0]
+
+
+@pytest.mark.parametrize("target", [None, "", ":memory:", 42])
+def test_install_needs_a_path(target: object) -> None:
+    with pytest.raises(ValueError, match=r"install\(\) takes the path of a DuckDB database file"):
+        duckdb_ndcg.install(target)  # type: ignore[arg-type]
+
+
+def test_install_refuses_data_files_and_folders(tmp_path: Path) -> None:
+    csv = tmp_path / "events.csv"
+    csv.write_text("query_id,item_id,event_type\nq1,a,click\n")
+    parquet = tmp_path / "shown.parquet"
+    duckdb.sql("SELECT 'q1' AS query_id, 'a' AS item_id, 1 AS position").write_parquet(
+        str(parquet)
+    )
+    before = {p: p.read_bytes() for p in (csv, parquet)}
+    with pytest.raises(ValueError, match=r"events\.csv is not a DuckDB database.*nothing was"):
+        duckdb_ndcg.install(csv)
+    with pytest.raises(ValueError, match=r"shown\.parquet is a Parquet file, not a DuckDB"):
+        duckdb_ndcg.install(str(parquet))
+    assert {p: p.read_bytes() for p in (csv, parquet)} == before
+    with pytest.raises(ValueError, match=r"new\.csv names a \.csv data file.*metrics\.duckdb"):
+        duckdb_ndcg.install(tmp_path / "new.csv")
+    assert not (tmp_path / "new.csv").exists()
+    with pytest.raises(ValueError, match="is a folder"):
+        duckdb_ndcg.install(tmp_path)
+    empty = tmp_path / "empty.duckdb"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="empty.duckdb is an empty file"):
+        duckdb_ndcg.install(empty)
+
+
+@pytest.mark.parametrize("asked", ["v1.4.0", "v1.5.0"])
+def test_existing_file_with_newer_storage_is_an_error(tmp_path: Path, asked: str) -> None:
+    """install(existing_v2_file, storage_compatibility_version='v1.5.0') cannot make the file
+    readable by 1.5: say so, write nothing."""
+    path = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(path), config={"storage_compatibility_version": "latest"}) as con:
+        con.execute("CREATE TABLE t AS SELECT 1 AS x")
+        has = con.execute(
+            "SELECT tags['storage_version'] FROM duckdb_databases() "
+            "WHERE database_name = current_database()"
+        ).fetchone()[0]
+    if has.rstrip("+") <= asked:
+        pytest.skip(f"DuckDB {duckdb.__version__} writes {has}, not newer than {asked}")
+    with pytest.raises(ValueError, match=rf"already has storage {re.escape(has)}, newer than.*{asked}"):
+        duckdb_ndcg.install(path, storage_compatibility_version=asked)
+    assert no_macros(path)
+
+
+def test_existing_file_keeps_its_storage_and_gets_the_macros(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    with duckdb.connect(str(path), config={"storage_compatibility_version": "v1.4.0"}) as con:
+        con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    duckdb_ndcg.install(path, storage_compatibility_version="latest")
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT list_ndcg([1, 0]), max(x) FROM t").fetchone() == (1.0, 1)
+
+
+def test_malformed_storage_version_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"must look like 'v1.4.0'.*got '1.5'"):
+        duckdb_ndcg.install(tmp_path / "m.duckdb", storage_compatibility_version="1.5")
+    assert not (tmp_path / "m.duckdb").exists()
+
+
+def test_register_keeps_a_users_macro_of_the_same_name() -> None:
+    with duckdb.connect() as con:
+        con.execute("CREATE MACRO ndcg(a, b, c) AS 42")
+        con.execute("CREATE MACRO dcg(a, b) AS TABLE SELECT 7 AS x")
+        with pytest.raises(ValueError, match=r"memory\.main already has 2 .*\(dcg, ndcg\).*replace="):
+            duckdb_ndcg.register(con)
+        assert con.execute("SELECT ndcg(1, 2, 3)").fetchone()[0] == 42
+        assert con.execute(
+            "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'list_ndcg'"
+        ).fetchone()[0] == 0
+        duckdb_ndcg.register(con, replace=True)
+        assert con.execute("SELECT list_ndcg([3, 2, 3, 0, 1, 2])").fetchone()[0] == (
+            pytest.approx(0.9608081943360616, abs=1e-15)
+        )
+        duckdb_ndcg.register(con)  # ours now: replaced without asking
+
+
+def test_register_temporary_keeps_a_users_temp_macro() -> None:
+    with duckdb.connect() as con:
+        con.execute("CREATE TEMP MACRO list_dcg(x) AS 'mine'")
+        with pytest.raises(ValueError, match=r"temp\.main already has 1 .*list_dcg"):
+            duckdb_ndcg.register(con, temporary=True)
+        assert con.execute("SELECT list_dcg(1)").fetchone()[0] == "mine"
+
+
+def test_install_keeps_a_users_macro_of_the_same_name(tmp_path: Path) -> None:
+    path = tmp_path / "user.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE MACRO precision_at_k(a) AS a * 2")
+    with pytest.raises(ValueError, match=r"user\.main already has 1 .*precision_at_k.*--replace"):
+        duckdb_ndcg.install(path)
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT precision_at_k(21)").fetchone()[0] == 42
+    assert no_macros(path)
+    duckdb_ndcg.install(path, replace=True)
+    duckdb_ndcg.install(path)
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
+
+
+def test_cursors_see_the_macros_of_an_in_memory_connection() -> None:
+    """jupysql runs %sql through con.cursor(): TEMP macros would be invisible there."""
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        cursor = con.cursor()
+        assert cursor.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
+        cursor.execute("CREATE TABLE judged AS SELECT 'q' AS query_id, 1 AS rel, 1 AS rnk")
+        assert cursor.execute("SELECT ndcg(rel, rnk, 10) FROM judged").fetchone()[0] == 1.0
+
+
+def test_register_never_writes_into_a_database_file(tmp_path: Path) -> None:
+    path = tmp_path / "user.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE t AS SELECT 1 AS x")
+        duckdb_ndcg.register(con)
+        assert con.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
+    assert no_macros(path)
+
+
+def test_attached_metrics_file_through_search_path(tmp_path: Path) -> None:
+    """The supported way to call the macros of a file attached under another name (the README):
+    put its schema on the search path. Calls qualified with the file's name alone do not find the
+    helpers the macros call, which DuckDB looks up on the search path."""
+    path = tmp_path / "metrics.duckdb"
+    duckdb_ndcg.install(path)
+    with duckdb.connect() as con:
+        literal = "'" + str(path).replace("'", "''") + "'"  # DuckDB 1.x: ATTACH takes no ?
+        con.execute(f"ATTACH {literal} AS m (READ_ONLY)")
+        con.execute("SET search_path = 'memory.main,m.main'")
+        con.execute(EVENTS)
+        assert con.execute("SELECT list_ndcg([3, 2, 3, 0, 1, 2])").fetchone()[0] == (
+            pytest.approx(0.9608081943360616, abs=1e-15)
+        )
+        summary = con.execute(
+            "SELECT k, queries FROM ndcg_summary('shown', 'events', k := [1, 3]) ORDER BY k"
+        ).fetchall()
+    assert summary == [(1, 3), (3, 3)]
