@@ -7,12 +7,20 @@ import duckdb
 _CATALOG = 30  # candidate items per query
 _SHOWN = 10  # items each ranker shows
 
-# Every random draw is hash(seed, ...) / 2^64: deterministic under parallel execution.
-_U = "(hash({seed}, {parts}) / 18446744073709551616.0)"
+# Every random draw hashes ONE value, the seed and the draw's parts joined by ':', so it is
+# deterministic under parallel execution. DuckDB's multi-argument hash(a, b, ...) combines the
+# hashes of its arguments with correlated low bits: hash(seed, query_id, s) % 2 gave only two
+# A/B patterns over sessions 0-3 across all queries.
+
+
+def _hash(seed: int, *parts: str) -> str:
+    """SQL: a 64-bit hash of the seed and ``parts`` (SQL expressions) as one text value."""
+    return f"hash(concat_ws(':', {int(seed)}, {', '.join(parts)}))"
 
 
 def _u(seed: int, *parts: str) -> str:
-    return _U.format(seed=int(seed), parts=", ".join(parts))
+    """SQL: a uniform draw in [0, 1) from the seed and ``parts``."""
+    return f"({_hash(seed, *parts)} / 18446744073709551616.0)"
 
 
 def generate(con: duckdb.DuckDBPyConnection, *, queries: int = 2000, seed: int = 7) -> None:
@@ -36,7 +44,8 @@ def generate(con: duckdb.DuckDBPyConnection, *, queries: int = 2000, seed: int =
         SELECT 'q' || lpad(q::VARCHAR, 5, '0') AS query_id,
                'sku-' || lpad(((q * 7919 + i * 104729) % 100000)::VARCHAR, 5, '0') AS item_id,
                {quality} AS quality,
-               ['mobile', 'desktop', 'tablet'][1 + (hash({seed}, q) % 3)::INTEGER] AS device,
+               ['mobile', 'desktop', 'tablet'][1 + ({_hash(seed, "q", "'device'")} % 3)::INTEGER]
+                   AS device,
                q, i
         FROM range({queries}) AS a(q), range({_CATALOG}) AS b(i)
     """)
@@ -44,7 +53,7 @@ def generate(con: duckdb.DuckDBPyConnection, *, queries: int = 2000, seed: int =
         CREATE OR REPLACE TABLE demo_rankings AS
         WITH scored AS (
             SELECT query_id, item_id, device, r.ranker,
-                   round(quality + r.noise * (2 * {_u(seed, 'q', 'i', 'r.ranker')} - 1), 4) AS score
+                   round(quality + r.noise * (2 * {_u(seed, "q", "i", "r.ranker")} - 1), 4) AS score
             FROM demo_candidates,
                  (VALUES ('A', 3.0), ('B', 1.2)) AS r(ranker, noise)
         )
@@ -60,15 +69,16 @@ def generate(con: duckdb.DuckDBPyConnection, *, queries: int = 2000, seed: int =
         WITH sessions AS (
             SELECT query_id, device, s,
                    'sess-' || query_id || '-' || s::VARCHAR AS session_id,
-                   CASE WHEN hash({seed}, query_id, s, 'ab') % 2 = 0 THEN 'A' ELSE 'B' END AS ranker,
+                   CASE WHEN {_hash(seed, "query_id", "s", "'ab'")} % 2 = 0 THEN 'A' ELSE 'B' END
+                       AS ranker,
                    TIMESTAMP '2024-03-01' + to_seconds(
-                       (hash({seed}, query_id, s) % (14 * 86400))::BIGINT) AS started
+                       ({_hash(seed, "query_id", "s", "'t'")} % (14 * 86400))::BIGINT) AS started
             FROM (SELECT DISTINCT query_id, device, q FROM demo_candidates),
-                 range(1 + (hash({seed}, q, 'n') % 4)::BIGINT) AS t(s)
+                 range(1 + ({_hash(seed, "q", "'n'")} % 4)::BIGINT) AS t(s)
         ),
         seen AS (
             SELECT s.session_id, s.query_id, r.item_id, r.position, s.started, s.device,
-                   c.quality, {_u(seed, 's.session_id', 'r.item_id', "'u'")} AS u
+                   c.quality, {_u(seed, "s.session_id", "r.item_id", "'u'")} AS u
             FROM sessions AS s
             JOIN demo_rankings AS r USING (query_id, ranker)
             JOIN demo_candidates AS c USING (query_id, item_id)
