@@ -9,8 +9,15 @@ Example::
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
+
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
 from duckdb_ndcg.portable import events_to_sql, to_sql
+
+try:
+    __version__ = version("duckdb_ndcg")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = ["evaluate", "events_to_sql", "install", "register", "script", "to_sql"]
