@@ -3,66 +3,181 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import re
+import shlex
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import duckdb
 
-from duckdb_ndcg import chart, demo
+from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, macro, register
-from duckdb_ndcg.portable import events_to_sql, to_sql
+from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
+_CHARTS = (".html", ".htm")
+_NUMBERS = {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint"}
+_NUMBERS |= {"uinteger", "ubigint", "uhugeint", "float", "double", "decimal"}
+
+# How the SQL macros and evaluate() name a setting, and the flag saying the same in this CLI:
+# every message from those layers is reworded through these two tables (see _cli_wording).
+_FLAGS = {
+    "query_col": "--query-col",
+    "item_col": "--item-col",
+    "position_col": "--position-col",
+    "score_col": "--score-col",
+    "event_col": "--event-col",
+    "time_col": "--time-col",
+    "slice_by": "--slice-by",
+    "tie_key": "--tie-key",
+    "full_ideal": "--full-ideal",
+    "mapping": "--mapping",
+    "collapse": "--collapse",
+    "ties": "--ties",
+    "gain": "--gain",
+    "k": "--k",
+}
+_SWITCHES = {
+    ("unknown", "ignore"): "--ignore-unknown",
+    ("duplicates", "allow"): "--allow-duplicates",
+}
+_SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown := 'ignore'
+_PARAMETER = re.compile(
+    r"(?<![\w'\"-])(" + "|".join(n for n in _FLAGS if "_" in n) + r")(?:\[\d+\])?(?![\w'\"])"
+)
+_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping)(?= must)|(?<=\bin )(mapping)\b")
 
 
 class UsageError(Exception):
     """A problem the user can fix: printed as one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line, ``duckdb-ndcg evaluate: --k: ...``, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        message = re.sub(r"^argument ([^:]+): ", r"\1: ", message)  # "--k: ...", not "argument"
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def _cli_wording(message: str) -> str:
+    """A message of the SQL/Python layer in this CLI's terms: ``--ignore-unknown``, not
+    ``unknown := 'ignore'``; ``(--query-col)``, not ``(query_col)``."""
+    message = message.split("duckdb_ndcg: ", 1)[-1]  # ours: drop DuckDB's "Invalid Input Error: "
+
+    def setting(match: re.Match[str]) -> str:
+        name, value = match[1], match[2].strip("'")
+        if (name, value) in _SWITCHES:
+            return _SWITCHES[name, value]
+        return f"{_FLAGS[name]} {value}" if name in _FLAGS else match[0]
+
+    message = _SETTING.sub(setting, message)
+    message = _PARAMETER.sub(lambda match: _FLAGS[match[1]], message)
+    return _SUBJECT.sub(lambda match: _FLAGS[match[1] or match[2]], message)
+
+
 def _cutoffs(text: str) -> list[int]:
     try:
         cuts = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--k takes whole numbers like 10 or 1,5,10, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected whole numbers like 10 or 1,5,10, got {text!r}")
     if not cuts or min(cuts) < 1:
-        raise argparse.ArgumentTypeError(f"--k takes positive whole numbers, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected positive whole numbers, got {text!r}")
     return cuts
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def _grades() -> str:
+    names: dict[int, list[str]] = {}
+    for event, grade in DEFAULT_EVENT_GRADES.items():
+        names.setdefault(grade, []).append(event)
+    return ", ".join(f"{'/'.join(events)} {grade}" for grade, events in sorted(names.items()))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="duckdb-ndcg", description="Ranking-quality metrics (NDCG and family) in DuckDB."
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="NDCG@k per query from a rankings table and an event log")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="see duckdb-ndcg COMMAND --help"
+    )
+    ev = sub.add_parser(
+        "evaluate",
+        help="NDCG@k per query from a rankings table and an event log",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"""\
+NDCG@k per query (with --summary: its mean per slice and k) from a rankings table
+and an event log, each a .parquet/.csv file or a table of --db.
+
+required columns (other names: --query-col, --item-col, --position-col, --event-col):
+  rankings  query_id, item_id, position (a number, 1 = first; or --score-col, higher first)
+  events    query_id, item_id, event_type
+
+default event -> grade mapping (replace it with --mapping): {_grades()};
+an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
+    )
     ev.add_argument("rankings", help="rankings: a .parquet/.csv file, or a table of --db")
     ev.add_argument("events", help="events: a .parquet/.csv file, or a table of --db")
     ev.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
-    ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 10 or 1,5,10")
+    ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 1,5,10 (default 10)")
     ev.add_argument("--slice-by", default="", help="comma-separated columns of rankings")
     ev.add_argument("--summary", action="store_true", help="mean per slice and k, not per query")
-    ev.add_argument("--query-col", default="query_id")
-    ev.add_argument("--item-col", default="item_id")
-    ev.add_argument("--position-col", default="position")
+    ev.add_argument("--query-col", default="query_id", help="query column (default query_id)")
+    ev.add_argument("--item-col", default="item_id", help="item column (default item_id)")
+    ev.add_argument(
+        "--position-col", default="position", help="position column, 1 = first (default position)"
+    )
     ev.add_argument("--score-col", help="rank by this score (higher first) instead of position")
-    ev.add_argument("--ties", default="average", choices=["average", "key"])
-    ev.add_argument("--gain", default="linear", choices=["linear", "exponential"])
-    ev.add_argument("--event-col", default="event_type")
+    ev.add_argument(
+        "--ties",
+        default="average",
+        choices=["average", "key"],
+        help="equal positions/scores: average their gains (default), or break them by item",
+    )
+    ev.add_argument(
+        "--gain",
+        default="linear",
+        choices=["linear", "exponential"],
+        help="gain of a grade: the grade (default) or 2^grade - 1",
+    )
+    ev.add_argument("--event-col", default="event_type", help="event column (default event_type)")
     ev.add_argument(
         "--mapping", help="a .csv/.parquet file (event type, grade) replacing the default"
     )
-    ev.add_argument("--collapse", default="max", choices=["max", "sum", "last"])
+    ev.add_argument(
+        "--collapse",
+        default="max",
+        choices=["max", "sum", "last"],
+        help="grade of an item with several events: best (default), sum, or last (--time-col)",
+    )
     ev.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
     ev.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
     ev.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
     ev.add_argument("--output", help="write the result to a .csv, .json or .parquet file")
-    ev.add_argument("--chart", help="write the NDCG@k curve (k = 1..max k) to this .html file")
+    ev.add_argument(
+        "--chart", help="write the NDCG@k curve (k = 1..max k, a line per slice) to this .html"
+    )
+    ev.set_defaults(run=_evaluate)
     ins = sub.add_parser("install", help="persist the macros into a DuckDB database file")
-    ins.add_argument("database")
+    ins.add_argument("database", help="the .duckdb file to create or add the macros to")
     ins.add_argument("--storage-compatibility-version", help="e.g. v1.5.0 for DuckDB 1.5 clients")
+    ins.set_defaults(run=_install)
     sq = sub.add_parser(
         "sql",
         help="print the SQL of a macro, or with --dialect one statement for another engine",
@@ -70,42 +185,115 @@ def _parser() -> argparse.ArgumentParser:
         "computing the metric per query (NAME: ndcg, dcg, idcg, cg, precision_at_k, recall_at_k, "
         "hit_rate, reciprocal_rank, average_precision; or ndcg_report for the event pipeline).",
     )
-    sq.add_argument("name")
+    sq.add_argument("name", help="the macro or metric, e.g. ndcg or ndcg_report")
     sq.add_argument("--dialect", help="e.g. postgres, spark, clickhouse, bigquery, snowflake")
-    sq.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 10 or 5,10")
     sq.add_argument(
-        "--table", default="judged_run", help="input table (query_id, item_id, rel, rnk)"
+        "--k", type=_cutoffs, help="cutoff(s), e.g. 10 or 5,10 (default: the whole ranking)"
     )
-    sq.add_argument("--rankings", default="rankings", help="ndcg_report: rankings table")
-    sq.add_argument("--events", default="events", help="ndcg_report: events table")
-    sq.add_argument("--gain", default="linear", choices=["linear", "exponential"])
-    sq.add_argument("--ties", default="average", choices=["average", "key"])
+    sq.add_argument("--table", help="input table (query_id, item_id, rel, rnk); judged_run")
+    sq.add_argument("--rankings", help="ndcg_report: rankings table (default rankings)")
+    sq.add_argument("--events", help="ndcg_report: events table (default events)")
+    sq.add_argument("--gain", choices=["linear", "exponential"], help="gain (default linear)")
+    sq.add_argument("--ties", choices=["average", "key"], help="ties (default average)")
     sq.add_argument("--tie-key", help="column breaking ties for --ties key (e.g. item_id)")
-    sq.add_argument("--full-ideal", action="store_true", help="with no --k: trec_eval ndcg")
+    sq.add_argument(
+        "--full-ideal", action="store_true", help="without --k: the ideal over every judged item"
+    )
     sq.add_argument("--pretty", action="store_true", help="indent the statement")
+    sq.set_defaults(run=_sql)
     dm = sub.add_parser("demo", help="generate an e-commerce search log and report on two rankers")
-    dm.add_argument("--queries", type=int, default=2000)
-    dm.add_argument("--seed", type=int, default=7)
-    dm.add_argument("--k", type=int, default=10)
+    dm.add_argument("--queries", type=_positive, default=2000, help="queries (default 2000)")
+    dm.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    dm.add_argument("--k", type=_positive, default=10, help="cutoff (default 10)")
     dm.add_argument("--chart", default="ndcg_demo.html", help="where to write the chart")
     dm.add_argument("--keep", help="also save the generated tables into this .duckdb file")
+    dm.set_defaults(run=_demo)
     return parser
 
 
-def _write(relation: duckdb.DuckDBPyRelation, path: str) -> None:
-    target = Path(path)
-    kind = _OUTPUTS.get(target.suffix.lower())
-    if kind is None:
-        raise UsageError(f"--output {path}: use a .csv, .json or .parquet file name")
-    if kind == "CSV":
-        relation.to_csv(str(target))
-    elif kind == "PARQUET":
-        relation.to_parquet(str(target))
-    else:
-        rows = [dict(zip(relation.columns, row, strict=True)) for row in relation.fetchall()]
-        import json
+def _connect(database: str = ":memory:") -> duckdb.DuckDBPyConnection:
+    """A connection drawing DuckDB's progress bar only when stdout and stderr are terminals:
+    DuckDB draws it on stdout, where it would land in redirected output."""
+    con = duckdb.connect(database)
+    on = sys.stdout.isatty() and sys.stderr.isatty()
+    con.execute(f"SET enable_progress_bar = {'true' if on else 'false'}")
+    return con
 
-        target.write_text(json.dumps(rows, indent=1, default=str) + "\n", encoding="utf-8")
+
+def _stage(text: str) -> None:
+    """A progress line on stderr, only when stderr is a terminal."""
+    if sys.stderr.isatty():
+        print(f"duckdb-ndcg: {text}...", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _warnings_to_stderr(prog: str) -> Iterator[None]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for message in dict.fromkeys(str(warning.message) for warning in caught):
+                print(f"{prog}: warning: {_cli_wording(message)}", file=sys.stderr)
+
+
+def _target(text: str, flag: str, suffixes: Sequence[str], inputs: dict[Path, str]) -> Path:
+    """An output path checked before any work: its suffix, an existing folder, not an input."""
+    path = Path(text)
+    if path.suffix.lower() not in suffixes:
+        names = " or ".join([", ".join(suffixes[:-1]), suffixes[-1]] if suffixes[:-1] else suffixes)
+        raise UsageError(f"{flag} {text}: use a {names} file name")
+    if not path.parent.is_dir():
+        raise UsageError(f"{flag} {text}: folder {path.parent} does not exist")
+    if path.is_dir():
+        raise UsageError(f"{flag} {text} is a folder")
+    for source, role in inputs.items():
+        if path.resolve() == source or (path.exists() and os.path.samefile(path, source)):
+            raise UsageError(f"{flag} {text} is the {role}: it would be overwritten")
+    return path
+
+
+def _attach(con: duckdb.DuckDBPyConnection, db: str) -> None:
+    path = Path(db)
+    if not path.is_file():
+        raise UsageError(f"--db {db} does not exist")
+    with path.open("rb") as file:
+        if file.read(12)[8:] != b"DUCK":  # a DuckDB file's magic bytes
+            raise UsageError(
+                f"--db {db} is not a DuckDB database file (give .parquet/.csv inputs as paths, "
+                "without --db)"
+            )
+    con.execute("ATTACH ? AS ndcg_source (READ_ONLY)", [db])
+    con.execute("SET search_path = 'memory.main,ndcg_source.main'")
+
+
+def _check_rank_column(con: duckdb.DuckDBPyConnection, args: argparse.Namespace) -> None:
+    column, flag = (args.score_col, "--score-col")
+    if not column:
+        column, flag = (args.position_col, "--position-col")
+    try:
+        relation = con.sql("SELECT * FROM query_table(?) LIMIT 0", params=[args.rankings])
+    except duckdb.Error:
+        return  # evaluate() names a missing or unreadable input
+    types = dict(zip(relation.columns, relation.types, strict=True))
+    if column in types and types[column].id not in _NUMBERS:
+        raise UsageError(
+            f"rankings {args.rankings}: column {column!r} ({flag}) is {types[column]}, "
+            "not a number; rank by a numeric position or score column"
+        )
+
+
+def _write(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
+    """COPY ``table`` to ``path`` through a temporary file beside it, renamed into place, so an
+    interrupted write never leaves a truncated file that looks complete."""
+    kind = _OUTPUTS[path.suffix.lower()]
+    options = "FORMAT JSON, ARRAY true" if kind == "JSON" else f"FORMAT {kind}"
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        con.execute(f"COPY {table} TO ? ({options})", [str(temporary)])
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _show(relation: duckdb.DuckDBPyRelation, max_rows: int = 40) -> None:
@@ -129,14 +317,23 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
 def _evaluate(args: argparse.Namespace) -> None:
-    if args.db and not Path(args.db).is_file():
-        raise UsageError(f"--db {args.db} does not exist")
-    con = duckdb.connect()
+    files = {"rankings": args.rankings, "events": args.events, "--mapping": args.mapping}
+    inputs = {Path(v).resolve(): f"{k} file" for k, v in files.items() if v and Path(v).is_file()}
+    if args.db:
+        inputs[Path(args.db).resolve()] = "--db file"
+    output = args.output and _target(args.output, "--output", tuple(_OUTPUTS), inputs)
+    page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
+    if page:
+        _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
+    con = _connect()
     if args.db:  # read-only: the report's temporary views and macros live in memory
-        con.execute("ATTACH ? AS ndcg_source (READ_ONLY)", [args.db])
-        con.execute("SET search_path = 'memory.main,ndcg_source.main'")
-    con.execute("SET enable_progress_bar = true")
+        _attach(con, args.db)
+    _check_rank_column(con, args)
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
     common = {
         "slice_by": slices,
@@ -154,75 +351,83 @@ def _evaluate(args: argparse.Namespace) -> None:
         "unknown": "ignore" if args.ignore_unknown else "error",
         "duplicates": "allow" if args.allow_duplicates else "error",
     }
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        relation = evaluate(
-            args.rankings,
-            args.events,
-            k=args.k,
-            shape="summary" if args.summary else "report",
-            **common,
-        )
-    for warning in caught:
-        print(f"duckdb-ndcg: {warning.message}", file=sys.stderr)
-    keys = relation.columns[: -4 if args.summary else -6]  # slice/query columns, then k
-    relation.order(", ".join('"' + c.replace('"', '""') + '"' for c in keys)).to_table(
-        "_ndcg_result"
-    )  # computed once, then shown or written
-    result = con.table("_ndcg_result")
-    if args.output:
-        _write(result, args.output)
-        rows = result.aggregate("count(*)").fetchall()[0][0]
-        print(f"wrote {rows} rows to {args.output}", file=sys.stderr)
+    with _warnings_to_stderr("duckdb-ndcg evaluate"):
+        _stage("reading, grading and reporting")
+        shape = "summary" if args.summary else "report"
+        relation = evaluate(args.rankings, args.events, k=args.k, shape=shape, **common)
+        keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
+        relation.order(", ".join(map(_quoted, keys))).to_table("_ndcg_result")  # computed once
+        if page:
+            _stage("computing the NDCG@k curve for the chart")
+            cuts = list(range(1, max(args.k) + 1))
+            curve = evaluate(args.rankings, args.events, k=cuts, **common)
+            series = chart.curve_series(curve, slices)
+            title = f"Mean NDCG@k, k = 1..{max(args.k)}"
+            title += ", exponential gain" if args.gain == "exponential" else ""
+            title += f", per {', '.join(slices)}" if slices else ", all queries"
+            chart.svg(series, title)  # a chart that cannot be drawn fails before any writing
+    if output:
+        _stage(f"writing {output}")
+        _write(con, "_ndcg_result", output)
+        rows = con.table("_ndcg_result").aggregate("count(*)").fetchall()[0][0]
+        print(f"wrote {rows} rows to {output}", file=sys.stderr)
     else:
-        _show(result)
-    if args.chart:
-        curve = evaluate(args.rankings, args.events, k=list(range(1, max(args.k) + 1)), **common)
-        label = slices[0] if len(slices) == 1 else None
-        written = chart.write(args.chart, chart.curve_series(curve, label))
+        _show(con.table("_ndcg_result"))
+    if page:
+        written = chart.write(page, series, title)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
 
 
+def _install(args: argparse.Namespace) -> None:
+    install(args.database, storage_compatibility_version=args.storage_compatibility_version)
+    print(f"installed the duckdb_ndcg macros into {args.database}")
+
+
+# The options of `sql` that apply with --dialect, per target: the event pipeline or a metric.
+_SQL_OPTIONS = {
+    "ndcg_report": ("k", "gain", "ties", "rankings", "events", "pretty"),
+    "metric": ("k", "gain", "ties", "tie_key", "full_ideal", "table", "pretty"),
+}
+
+
 def _sql(args: argparse.Namespace) -> None:
+    names = ("k", "gain", "ties", "tie_key", "full_ideal", "table", "rankings", "events", "pretty")
+    given = {name: getattr(args, name) for name in names}
+    given = {
+        name: value for name, value in given.items() if value is not None and value is not False
+    }
+    flags = [f"--{name.replace('_', '-')}" for name in given]
     if args.dialect is None:
+        if given:
+            raise UsageError(
+                f"{', '.join(flags)}: only with --dialect (without it, sql prints the macro's SQL)"
+            )
         print(macro(args.name).sql.rstrip())
         return
-    k = args.k[0] if len(args.k) == 1 else args.k
-    if args.name == "ndcg_report":
-        print(
-            events_to_sql(
-                args.dialect,
-                rankings=args.rankings,
-                events=args.events,
-                k=k,
-                gain=args.gain,
-                ties=args.ties,
-                pretty=args.pretty,
-            )
+    target = "ndcg_report" if args.name == "ndcg_report" else "metric"
+    unused = [f"--{n.replace('_', '-')}" for n in given if n not in _SQL_OPTIONS[target]]
+    if unused:
+        raise UsageError(f"{', '.join(unused)} do not apply to {args.name}")
+    if args.full_ideal and args.k is not None:
+        raise UsageError(
+            "--full-ideal takes the ideal over every judged item, which only applies without "
+            "--k (with --k the ideal is cut at k): drop one of them"
         )
-        return
-    print(
-        to_sql(
-            args.name,
-            args.dialect,
-            table=args.table,
-            k=k,
-            gain=args.gain,
-            ties=args.ties,
-            tie_key=args.tie_key,
-            full_ideal=args.full_ideal,
-            pretty=args.pretty,
-        )
-    )
+    if args.k is not None:
+        given["k"] = args.k[0] if len(args.k) == 1 else args.k
+    if target == "ndcg_report":
+        print(events_to_sql(args.dialect, **{"rankings": "rankings", "events": "events", **given}))
+    else:
+        print(to_sql(args.name, args.dialect, **{"table": "judged_run", **given}))
 
 
 def _demo(args: argparse.Namespace) -> None:
-    con = duckdb.connect(args.keep) if args.keep else duckdb.connect()
+    page = _target(args.chart, "--chart", _CHARTS, {})
+    con = _connect(args.keep or ":memory:")
     register(con, temporary=not args.keep)  # --keep persists the macros with the tables
+    _stage("generating the search log")
     demo.generate(con, queries=args.queries, seed=args.seed)
     k = args.k
-    if k < 1:
-        raise UsageError(f"--k must be a positive whole number, got {k}")
     counts = dict(con.sql("SELECT event_type, count(*) FROM demo_events GROUP BY ALL").fetchall())
     sessions = con.sql("SELECT count(DISTINCT session_id) FROM demo_events").fetchall()[0][0]
     print(f"duckdb-ndcg demo: an e-commerce search log, made in DuckDB (seed {args.seed})")
@@ -282,41 +487,53 @@ def _demo(args: argparse.Namespace) -> None:
     )
     curve = con.sql(
         "SELECT ranker, k, mean_ndcg FROM ndcg_summary('demo_rankings', 'demo_events', "
-        "k := range(1, 11), slice_by := ['ranker'])"
+        "k := range(1, ? + 1), slice_by := ['ranker'])",
+        params=[k],
     ).fetchall()
     series: dict[str, list[tuple[int, float]]] = {}
     for ranker, cut, value in curve:
         series.setdefault(f"ranker {ranker}", []).append((int(cut), float(value)))
-    page, bare = chart.write(args.chart, series, "NDCG@k of rankers A and B (demo log)")
+    title = f"Mean NDCG@k, k = 1..{k}, of rankers A and B (demo log)"
+    written, bare = chart.write(page, series, title)
     print()
-    print(f"Chart of NDCG@1..10 per ranker: {page} (open it in a browser; also {bare.name})")
-    print(
-        "Same report in SQL:  SELECT * FROM ndcg_summary('demo_rankings', 'demo_events', "
-        "k := [1, 5, 10], slice_by := ['ranker']);"
+    print(f"Chart of NDCG@1..{k} per ranker: {written} (open it in a browser; also {bare.name})")
+    keep = args.keep or "demo.duckdb"
+    report = (
+        f"duckdb-ndcg evaluate demo_rankings demo_events --db {shlex.quote(keep)} --summary "
+        f"--slice-by ranker --k {','.join(map(str, cuts))}"
     )
     if args.keep:
-        print(f"Tables demo_rankings and demo_events (and the macros) are saved in {args.keep}")
+        print(f"Tables demo_rankings and demo_events (and the macros) are saved in {keep}.")
+        print(f"Same report:  {report}")
+        print(
+            f"  or in SQL on {keep}:  SELECT * FROM ndcg_summary('demo_rankings', 'demo_events', "
+            f"k := {cuts}, slice_by := ['ranker']);"
+        )
+    else:
+        print(f"To query the log yourself, rerun with --keep {shlex.quote(keep)}, then:  {report}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 bad input). Example: ``duckdb-ndcg demo``."""
-    args = _parser().parse_args(argv)
     try:
-        if args.command == "evaluate":
-            _evaluate(args)
-        elif args.command == "install":
-            install(args.database, storage_compatibility_version=args.storage_compatibility_version)
-            print(f"installed the duckdb_ndcg macros into {args.database}")
-        elif args.command == "sql":
-            _sql(args)
-        else:
-            _demo(args)
+        args, extra = _parser().parse_known_args(argv)
+    except SystemExit as done:  # --help, --version, or a usage error already printed
+        return done.code if isinstance(done.code, int) else 0
+    prog = f"duckdb-ndcg {args.command}"
+    try:
+        if extra:
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+        args.run(args)
+    except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 0
     except (UsageError, ValueError, duckdb.Error, OSError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-        if args.command == "evaluate":  # the SQL sees the inputs as views: name them as typed
-            message = message.replace("_ndcg_input_rankings", args.rankings)
-            message = message.replace("_ndcg_input_events", args.events)
-        print(f"duckdb-ndcg {args.command}: {message}", file=sys.stderr)
+        if args.command == "evaluate":  # inputs the SQL saw as views: name them as typed
+            for role in ("rankings", "events"):
+                typed = getattr(args, role).replace("\\", "\\\\")
+                message = re.sub(rf"\b_ndcg_input_{role}\w*", typed, message)
+        print(f"{prog}: {_cli_wording(message)}", file=sys.stderr)
         return 2
     return 0
 

@@ -99,11 +99,11 @@ def test_evaluate_files_and_outputs(demo_db: Path) -> None:
         ),
         (
             ["evaluate", "a.parquet", "events.csv", "--query-col", "qid"],
-            "rankings a.parquet has no column 'qid' (query_col)",
+            "rankings a.parquet has no column 'qid' (--query-col)",
         ),
         (
             ["evaluate", "a.parquet", "events.csv", "--event-col", "kind"],
-            "events events.csv has no column 'kind' (event_col)",
+            "events events.csv has no column 'kind' (--event-col)",
         ),
         (
             ["evaluate", "demo_rankings", "demo_events", "--db", "demo.duckdb"],
