@@ -2,7 +2,8 @@
 -- Reads a TREC run file ("query_id Q0 item_id rank score tag" per line, whitespace-separated:
 -- spaces or tabs; blank lines are skipped). rnk follows trec_eval's order: score descending, then
 -- item_id descending; the file's own rank column is ignored, as trec_eval ignores it. Errors name
--- the line: not 6 fields, a score that is not a finite number, an item listed twice for one query
+-- the first bad line: fewer than 6 fields (fields after the tag are ignored, as in trec_eval), a
+-- score that is not a finite number, an item listed twice for one query
 -- (naming both lines; fatal in trec_eval too). Every line is checked whichever columns the query
 -- selects.
 -- Example: SELECT query_id, item_id, rnk FROM read_trec_run('run.txt') WHERE rnk <= 10;

@@ -1,35 +1,40 @@
 -- _ndcg_trec_lines(path, kind) -> TABLE(query_id, item_id, value DOUBLE)
 -- The checked lines of a TREC file (internal; behind read_qrels and read_trec_run). kind 'qrels':
--- "query_id iteration item_id grade", value = grade; kind 'run': "query_id Q0 item_id rank score
--- tag", value = score. Every line is checked whichever columns a query selects (the checks are a
+-- "query_id iteration item_id grade", value = grade (exactly 4 fields); kind 'run': "query_id Q0
+-- item_id rank score tag", value = score (6 fields; any after the tag are ignored, as trec_eval
+-- ignores them). Every line is checked whichever columns a query selects (the checks are a
 -- filter, which the optimiser cannot prune): the field count, a value that is not a finite number,
--- an item given twice for one query (naming both lines).
+-- an item given twice for one query (naming both lines). With several bad lines, the error names
+-- the first.
 CREATE OR REPLACE MACRO _ndcg_trec_lines(path, kind) AS TABLE
 SELECT query_id, item_id, value
 FROM (
-    SELECT
-        fields[1] AS query_id,
-        fields[3] AS item_id,
-        TRY_CAST(fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] AS DOUBLE) AS value,
-        CASE
-            WHEN len(fields) <> CASE kind WHEN 'qrels' THEN 4 ELSE 6 END THEN
-                error('duckdb_ndcg: ' || path || ' line ' || line_no || ': a ' || kind || ' line has '
-                      || CASE kind WHEN 'qrels' THEN '4 fields (query_id iteration item_id grade)'
-                              ELSE '6 fields (query_id Q0 item_id rank score tag)' END
-                      || ', got ' || len(fields))
-            WHEN value IS NULL OR isnan(value) OR isinf(value) THEN
-                error('duckdb_ndcg: ' || path || ' line ' || line_no || ': '
-                      || CASE kind WHEN 'qrels' THEN 'grade' ELSE 'score' END || ' '''
-                      || fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] || ''' is not a finite number')
-            WHEN count(*) OVER (PARTITION BY fields[1], fields[3]) > 1 THEN
-                error('duckdb_ndcg: ' || path || ': item ''' || fields[3] || ''' is '
-                      || CASE kind WHEN 'qrels' THEN 'judged' ELSE 'listed' END || ' more than '
-                      || 'once for query ''' || fields[1] || ''' (lines '
-                      || array_to_string(list_sort(list(line_no) OVER (PARTITION BY fields[1], fields[3])),
-                                         ', ')
-                      || ')')
-            ELSE true
-        END AS line_ok
-    FROM _ndcg_read_fields(path)
+    SELECT *, arg_min(problem, line_no) FILTER (WHERE problem IS NOT NULL) OVER () AS first_problem
+    FROM (
+        SELECT
+            line_no,
+            fields[1] AS query_id,
+            fields[3] AS item_id,
+            TRY_CAST(fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] AS DOUBLE) AS value,
+            CASE
+                WHEN (kind = 'qrels' AND len(fields) <> 4) OR (kind = 'run' AND len(fields) < 6) THEN
+                    path || ' line ' || line_no || ': a ' || kind || ' line has '
+                    || CASE kind WHEN 'qrels' THEN '4 fields (query_id iteration item_id grade)'
+                            ELSE '6 fields (query_id Q0 item_id rank score tag)' END
+                    || ', got ' || len(fields)
+                WHEN value IS NULL OR isnan(value) OR isinf(value) THEN
+                    path || ' line ' || line_no || ': '
+                    || CASE kind WHEN 'qrels' THEN 'grade' ELSE 'score' END || ' '''
+                    || fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] || ''' is not a finite number'
+                WHEN count(*) OVER (PARTITION BY fields[1], fields[3]) > 1 THEN
+                    path || ': item ''' || fields[3] || ''' is '
+                    || CASE kind WHEN 'qrels' THEN 'judged' ELSE 'listed' END || ' more than '
+                    || 'once for query ''' || fields[1] || ''' (lines '
+                    || array_to_string(list_sort(list(line_no) OVER (PARTITION BY fields[1], fields[3])),
+                                       ', ')
+                    || ')'
+            END AS problem
+        FROM _ndcg_read_fields(path)
+    )
 )
-WHERE line_ok;
+WHERE CASE WHEN first_problem IS NULL THEN true ELSE error('duckdb_ndcg: ' || first_problem) END;

@@ -142,3 +142,34 @@ def test_error_line_numbers_count_blank_lines_and_crlf(
     path = write(tmp_path, "qrels.txt", "q1 0 d1 1\r\n\nq1 0 d2 2\n\r\nq1 0 d3\r\n")
     with pytest.raises(duckdb.Error, match=r"line 5: a qrels line has 4 fields"):
         con.execute("SELECT * FROM read_qrels($1)", [path]).fetchall()
+
+
+def test_run_fields_after_the_tag_are_ignored(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    """trec_eval: "Any field following run_id is ignored"; the run was refused before."""
+    path = write(
+        tmp_path,
+        "run.txt",
+        "q1 Q0 d1 1 2.5 tag extra fields here\nq1 Q0 d2 2 1.5 tag\tmore\nq1 Q0 d3 3 0.5 tag\n",
+    )
+    got = con.execute("SELECT item_id, score, rnk FROM read_trec_run($1) ORDER BY rnk", [path])
+    assert got.fetchall() == [("d1", 2.5, 1), ("d2", 1.5, 2), ("d3", 0.5, 3)]
+    short = write(tmp_path, "short.txt", "q1 Q0 d1 1 2.5\n")
+    with pytest.raises(duckdb.Error, match=r"line 1: a run line has 6 fields .*, got 5"):
+        con.execute("SELECT * FROM read_trec_run($1)", [short]).fetchall()
+    qrels = write(tmp_path, "qrels.txt", "q1 0 d1 1 extra\n")
+    with pytest.raises(duckdb.Error, match=r"line 1: a qrels line has 4 fields"):
+        con.execute("SELECT * FROM read_qrels($1)", [qrels]).fetchall()
+
+
+def test_the_first_of_several_bad_lines_is_named(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    lines = [f"q{i} 0 d{i} 1" for i in range(3000)]
+    lines[1200] = "q 0 d x"
+    lines[2500] = "q 0 d"
+    lines[2900] = "q 0 d nan"
+    path = write(tmp_path, "qrels.txt", "\n".join(lines) + "\n")
+    with pytest.raises(duckdb.Error, match=r"line 1201: grade 'x' is not a finite number"):
+        con.execute("SELECT * FROM read_qrels($1)", [path]).fetchall()
