@@ -17,7 +17,7 @@ import duckdb
 
 from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.evaluate import evaluate
-from duckdb_ndcg.macros import install, macro, register
+from duckdb_ndcg.macros import install, macro, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -176,8 +176,22 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     ev.set_defaults(run=_evaluate)
     ins = sub.add_parser("install", help="persist the macros into a DuckDB database file")
     ins.add_argument("database", help="the .duckdb file to create or add the macros to")
-    ins.add_argument("--storage-compatibility-version", help="e.g. v1.5.0 for DuckDB 1.5 clients")
+    ins.add_argument(
+        "--storage-compatibility-version",
+        help="storage of a new file: v1.4.0 (default: DuckDB 1.4 and newer open it), v1.5.0, "
+        "v2.0.0 or latest",
+    )
+    ins.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace functions named like our macros that duckdb_ndcg did not create",
+    )
     ins.set_defaults(run=_install)
+    scr = sub.add_parser(
+        "script",
+        help="print every macro as plain SQL statements (DuckDB CLI .read/-init, Harlequin)",
+    )
+    scr.set_defaults(run=_script)
     sq = sub.add_parser(
         "sql",
         help="print the SQL of a macro, or with --dialect one statement for another engine",
@@ -379,8 +393,16 @@ def _evaluate(args: argparse.Namespace) -> None:
 
 
 def _install(args: argparse.Namespace) -> None:
-    install(args.database, storage_compatibility_version=args.storage_compatibility_version)
+    install(
+        args.database,
+        storage_compatibility_version=args.storage_compatibility_version,
+        replace=args.replace,
+    )
     print(f"installed the duckdb_ndcg macros into {args.database}")
+
+
+def _script(args: argparse.Namespace) -> None:
+    print(script(), end="")
 
 
 # The options of `sql` that apply with --dialect, per target: the event pipeline or a metric.

@@ -101,16 +101,21 @@ def _where(con: duckdb.DuckDBPyConnection, temporary: bool) -> tuple[str, str]:
 
 
 @cache
-def _rendered() -> dict[str, str]:
-    """Our macros as this DuckDB prints them in ``duckdb_functions().macro_definition``."""
-    with duckdb.connect() as scratch:
-        for m in macros():
-            scratch.execute(m.sql)
-        rows = scratch.execute(
-            "SELECT function_name, macro_definition FROM duckdb_functions() "
-            "WHERE database_name = 'memory' AND schema_name = 'main'"
-        ).fetchall()
-    return dict(rows)
+def _rendered() -> frozenset[tuple[str, str]]:
+    """Our macros as this DuckDB prints them in ``duckdb_functions().macro_definition``, both as
+    ``register`` creates them and as ``script()`` spells them."""
+    found: set[tuple[str, str]] = set()
+    for statements in ([m.sql for m in macros()], [_plain(m.sql) for m in macros()]):
+        with duckdb.connect() as scratch:
+            for statement in statements:
+                scratch.execute(statement)
+            found.update(
+                scratch.execute(
+                    "SELECT function_name, macro_definition FROM duckdb_functions() "
+                    "WHERE database_name = 'memory' AND schema_name = 'main'"
+                ).fetchall()
+            )
+    return frozenset(found)
 
 
 def _refuse_foreign(con: duckdb.DuckDBPyConnection, database: str, schema: str) -> None:
@@ -126,7 +131,7 @@ def _refuse_foreign(con: duckdb.DuckDBPyConnection, database: str, schema: str) 
     foreign = [
         name
         for name, comment, definition in found
-        if not (comment or "").startswith(_MARK) and definition != _rendered().get(name)
+        if not (comment or "").startswith(_MARK) and (name, definition) not in _rendered()
     ]
     if foreign:
         raise ValueError(
