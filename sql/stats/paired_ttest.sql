@@ -1,0 +1,27 @@
+-- paired_ttest(b, a, conf := 0.95)
+--   -> STRUCT(n BIGINT, mean_a, mean_b, mean_diff, sd_diff, t, df, p_value, ci_low, ci_high,
+--             effect_size DOUBLE, dropped BIGINT)  [aggregate]
+-- Student's paired t-test of B against A over a group's rows, one row per query (b and a its
+-- scores, e.g. NDCG@10 of two rankers): two-sided test of mean(b - a) = 0 with df = n - 1, and
+-- the conf t-interval of the mean difference; equal to scipy.stats.ttest_rel(b, a) and its
+-- confidence_interval(conf). effect_size = mean_diff / sd_diff (Cohen's d_z); sd_diff is the
+-- sample standard deviation (n - 1).
+-- Rows where a or b is NULL are dropped (`dropped` counts them); n counts the pairs used.
+-- Degenerate input (never NaN): n < 2 gives NULL t, df, p_value, interval; all differences equal
+-- (sd_diff = 0) gives t NULL, p_value 1 when they are all 0 (else 0) and the interval
+-- [mean_diff, mean_diff]. The p-value is exact: the regularized incomplete beta function
+-- evaluated in SQL (sql/internal/_ndcg_betainc.sql), no normal approximation.
+-- Example: SELECT unnest(paired_ttest(ndcg_b, ndcg_a)) FROM per_query;
+CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95) AS
+list_transform(
+    [{n: count(b - a), mean_a: avg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
+      mean_b: avg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE, mean_diff: avg(b - a)::DOUBLE,
+      sd_diff: stddev_samp(b - a)::DOUBLE, dropped: count(*) - count(b - a)}],
+    lambda s: list_transform(
+        [_ndcg_t_test(s.mean_diff, s.sd_diff / sqrt(s.n), s.n - 1, conf)],
+        lambda r: {n: s.n, mean_a: s.mean_a, mean_b: s.mean_b, mean_diff: s.mean_diff,
+                   sd_diff: s.sd_diff, t: r.t,
+                   df: CASE WHEN s.n >= 2 THEN s.n - 1.0 END::DOUBLE,
+                   p_value: r.p_value, ci_low: r.ci_low, ci_high: r.ci_high,
+                   effect_size: (s.mean_diff / nullif(s.sd_diff, 0))::DOUBLE,
+                   dropped: s.dropped})[1])[1];

@@ -1,0 +1,234 @@
+"""paired_ttest, welch_ttest, wilcoxon_test, sign_test, win_tie_loss against scipy.stats.
+
+Thousands of random groups per macro, evaluated by one DuckDB query each (GROUP BY the case id),
+each compared with its scipy oracle: p-values and interval ends to 1e-9 absolute (and relative
+for small p-values). The maxima are printed (pytest -s) for the closing note.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats
+
+TOL = 1e-9
+
+
+def _close(got: float, want: float) -> float:
+    """The difference that matters: absolute, or relative for a value below 1 in size."""
+    return min(abs(got - want), abs(got - want) / max(abs(want), 1e-300))
+
+
+def _cases(seed: int, groups: int, *, max_n: int = 200) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Random paired NDCG-like scores: some rounded (ties, zero differences), some continuous."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for g in range(groups):
+        n = int(rng.integers(2, max_n))
+        a = rng.beta(2, 3, n)
+        b = np.clip(a + rng.normal(rng.normal(0, 0.05), rng.uniform(0.01, 0.3), n), 0, 1)
+        if g % 3 == 0:
+            a, b = np.round(a, 1), np.round(b, 1)
+        out.append((g, b, a))
+    return out
+
+
+def _load(con: duckdb.DuckDBPyConnection, cases: list) -> None:
+    g = np.concatenate([np.full(len(b), i) for i, b, _ in cases])
+    b = np.concatenate([c[1] for c in cases])
+    a = np.concatenate([c[2] for c in cases])
+    con.execute("CREATE TABLE pairs AS SELECT * FROM (SELECT unnest(?) g, unnest(?) b, unnest(?) a)",
+                [g.tolist(), b.tolist(), a.tolist()])
+
+
+def test_paired_ttest_equals_scipy(con: duckdb.DuckDBPyConnection) -> None:
+    cases = _cases(1, 2000)
+    _load(con, cases)
+    got = dict(con.execute("SELECT g, paired_ttest(b, a, conf := 0.9) FROM pairs GROUP BY g").fetchall())
+    worst = {"t": 0.0, "p_value": 0.0, "ci": 0.0}
+    for g, b, a in cases:
+        r = got[g]
+        want = stats.ttest_rel(b, a)
+        ci = want.confidence_interval(0.9)
+        d = b - a
+        assert r["n"] == len(b) and r["df"] == len(b) - 1 and r["dropped"] == 0
+        if np.all(d == d[0]):  # constant differences: scipy gives NaN or inf, we a defined answer
+            assert r["t"] is None and r["p_value"] == (1.0 if d[0] == 0 else 0.0)
+            continue
+        assert r["mean_diff"] == pytest.approx(d.mean(), abs=1e-12)
+        assert r["mean_a"] == pytest.approx(a.mean(), abs=1e-12)
+        assert r["mean_b"] == pytest.approx(b.mean(), abs=1e-12)
+        assert r["sd_diff"] == pytest.approx(d.std(ddof=1), abs=1e-12)
+        assert r["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-9)
+        worst["t"] = max(worst["t"], _close(r["t"], want.statistic))
+        worst["p_value"] = max(worst["p_value"], _close(r["p_value"], want.pvalue))
+        worst["ci"] = max(worst["ci"], abs(r["ci_low"] - ci.low), abs(r["ci_high"] - ci.high))
+    print("paired_ttest vs scipy.stats.ttest_rel, max difference:", worst)
+    assert max(worst.values()) < TOL
+
+
+def test_paired_ttest_equals_ranx(con: duckdb.DuckDBPyConnection) -> None:
+    from ranx.statistical_tests import paired_student_t_test
+
+    cases = _cases(2, 200)
+    _load(con, cases)
+    got = dict(con.execute("SELECT g, paired_ttest(b, a).p_value FROM pairs GROUP BY g").fetchall())
+    for g, b, a in cases:
+        assert _close(got[g], paired_student_t_test(a, b)[0]) < TOL
+
+
+@pytest.mark.parametrize("conf", [0.5, 0.95, 0.999])
+def test_welch_ttest_equals_scipy(con: duckdb.DuckDBPyConnection, conf: float) -> None:
+    rng = np.random.default_rng(3)
+    rows, cases = [], []
+    for g in range(700):
+        na, nb = int(rng.integers(2, 150)), int(rng.integers(2, 150))
+        a = rng.beta(2, 3, na)
+        b = np.clip(rng.beta(2, 3, nb) * rng.uniform(0.3, 1.5), 0, 1)
+        cases.append((g, b, a))
+        rows += [(g, v, False) for v in a] + [(g, v, True) for v in b]
+    con.execute("CREATE TABLE arms(g INT, v DOUBLE, is_b BOOLEAN)")
+    con.executemany("INSERT INTO arms VALUES (?, ?, ?)", rows)
+    got = dict(con.execute(
+        "SELECT g, welch_ttest(v, is_b, conf := ?) FROM arms GROUP BY g", [conf]).fetchall())
+    worst = {"t": 0.0, "df": 0.0, "p_value": 0.0, "ci": 0.0}
+    for g, b, a in cases:
+        r = got[g]
+        want = stats.ttest_ind(b, a, equal_var=False)
+        ci = want.confidence_interval(conf)
+        assert (r["n_a"], r["n_b"]) == (len(a), len(b))
+        assert r["mean_diff"] == pytest.approx(b.mean() - a.mean(), abs=1e-12)
+        worst["t"] = max(worst["t"], _close(r["t"], want.statistic))
+        worst["df"] = max(worst["df"], _close(r["df"], want.df))
+        worst["p_value"] = max(worst["p_value"], _close(r["p_value"], want.pvalue))
+        worst["ci"] = max(worst["ci"], abs(r["ci_low"] - ci.low), abs(r["ci_high"] - ci.high))
+    print(f"welch_ttest (conf {conf}) vs scipy.stats.ttest_ind(equal_var=False):", worst)
+    assert max(worst.values()) < TOL
+
+
+def test_t_distribution_far_tails_and_large_df(con: duckdb.DuckDBPyConnection) -> None:
+    """The t CDF and quantile helpers over df from 1 to 1e7 and tails down to 1e-30."""
+    dfs = [1, 1.3, 2, 2.5, 3, 7, 30, 101, 1e3, 1e4, 1e5, 1e6, 1e7]
+    ts = [0.0, 0.01, 0.5, 1.0, 1.96, 3.0, 6.0, 12.0, 40.0]
+    ps = [0.5000001, 0.6, 0.8, 0.95, 0.975, 0.995, 0.9999, 1 - 1e-9]
+    cdf = con.execute("SELECT df, t, _ndcg_t_cdf(-t, df) FROM unnest(?) a(df), unnest(?) b(t)",
+                      [dfs, ts]).fetchall()
+    assert max(_close(v, stats.t.cdf(-t, df)) for df, t, v in cdf) < TOL
+    q = con.execute("SELECT df, p, _ndcg_t_quantile(p, df) FROM unnest(?) a(df), unnest(?) b(p)",
+                    [dfs, ps[1:]]).fetchall()
+    assert max(_close(v, stats.t.ppf(p, df)) for df, p, v in q) < TOL
+    # at p = 0.5 + 1e-7, scipy's own ppf is off by 4e-4 relative: check that P(T <= q) = p instead
+    q0 = con.execute("SELECT df, _ndcg_t_cdf(_ndcg_t_quantile(?, df), df) FROM unnest(?) a(df)",
+                     [ps[0], dfs]).fetchall()
+    assert max(abs(v - ps[0]) for _, v in q0) < 1e-14
+
+
+def test_normal_cdf(con: duckdb.DuckDBPyConnection) -> None:
+    zs = np.concatenate([np.linspace(-30, 30, 3001), [0.0, 1e-12, -1e-12, 2.8284, -2.8285]])
+    got = np.array([r[0] for r in con.execute(
+        "SELECT _ndcg_norm_cdf(z) FROM unnest(?) WITH ORDINALITY t(z, o) ORDER BY o",
+        [zs.tolist()]).fetchall()])
+    want = stats.norm.cdf(zs)
+    assert np.max(np.abs(got - want) / np.minimum(want, 1 - want).clip(1e-300)) < 1e-12
+
+
+def test_wilcoxon_equals_scipy(con: duckdb.DuckDBPyConnection) -> None:
+    rng = np.random.default_rng(4)
+    cases = []
+    for g in range(2000):
+        n = int(rng.choice([1, 2, 5, 9, 12, 13, 14, 20, 40, 49, 50, 51, 80, 300]))
+        a = rng.beta(2, 3, n)
+        b = np.clip(a + rng.normal(rng.normal(0, 0.05), 0.2, n), 0, 1)
+        if g % 4 == 0:  # ties and zero differences
+            a, b = np.round(a, 1), np.round(b, 1)
+        cases.append((g, b, a))
+    _load(con, cases)
+    got = dict(con.execute("SELECT g, wilcoxon_test(b, a) FROM pairs GROUP BY g").fetchall())
+    worst, methods = 0.0, {}
+    for g, b, a in cases:
+        r = got[g]
+        d = b - a
+        nz = d[d != 0]
+        exact = len(d) <= 13 or (len(d) <= 50 and len(nz) == len(d)
+                                 and len(np.unique(np.abs(nz))) == len(nz))
+        assert r["method"] == ("exact" if exact else "normal")
+        assert (r["n"], r["zeros"]) == (len(d), len(d) - len(nz))
+        methods[r["method"]] = methods.get(r["method"], 0) + 1
+        if len(nz) == 0:  # scipy: NaN or 1; ours: defined
+            assert (r["statistic"], r["p_value"]) == (0.0, 1.0)
+            continue
+        want = stats.wilcoxon(b, a)
+        assert r["statistic"] == pytest.approx(want.statistic, abs=1e-9)
+        worst = max(worst, _close(r["p_value"], want.pvalue))
+    print("wilcoxon_test vs scipy.stats.wilcoxon, max p difference:", worst, methods)
+    assert worst < TOL and min(methods.values()) > 300
+
+
+def test_sign_test_and_win_tie_loss(con: duckdb.DuckDBPyConnection) -> None:
+    cases = _cases(5, 2000, max_n=400)
+    cases += [(2000, np.full(7, 0.5), np.full(7, 0.5)), (2001, np.array([0.9]), np.array([0.1]))]
+    rng = np.random.default_rng(6)  # large n: the binomial tail near its median
+    for g in range(2002, 2010):
+        a = rng.random(200_000)
+        cases.append((g, a + rng.normal(0.0005 * (g - 2002), 0.1, a.size), a))
+    _load(con, cases)
+    got = {g: (s, w) for g, s, w in con.execute(
+        "SELECT g, sign_test(b, a), win_tie_loss(b, a, eps := 0.05) FROM pairs GROUP BY g").fetchall()}
+    worst = 0.0
+    for g, b, a in cases:
+        s, w = got[g]
+        wins, losses = int(np.sum(b > a)), int(np.sum(b < a))
+        assert (s["n"], s["wins"], s["losses"]) == (wins + losses, wins, losses)
+        want = stats.binomtest(wins, wins + losses).pvalue if wins + losses else 1.0
+        worst = max(worst, _close(s["p_value"], want))
+        d = b - a
+        assert (w["wins"], w["ties"], w["losses"]) == (
+            int(np.sum(d > 0.05)), int(np.sum(np.abs(d) <= 0.05)), int(np.sum(-d > 0.05)))
+    print("sign_test vs scipy.stats.binomtest, max p difference:", worst)
+    assert worst < TOL
+
+
+def test_degenerate_input(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("""CREATE TABLE deg AS SELECT * FROM (VALUES
+        ('empty', NULL, NULL), ('one', 0.5, 0.25), ('one', NULL, 0.3), ('zero', 0.5, 0.5),
+        ('zero', 0.25, 0.25), ('zero', 0.0, 0.0), ('const', 0.75, 0.5), ('const', 0.5, 0.25),
+        ('const', 0.25, 0.0)) t(g, b, a)""")
+    rows = {g: (t, w, s, r, bs, wtl) for g, t, w, s, r, bs, wtl in con.execute("""
+        SELECT g, paired_ttest(b, a), wilcoxon_test(b, a), sign_test(b, a),
+               randomization_test(b, a, resamples := 100), bootstrap_ci(b, a, resamples := 50),
+               win_tie_loss(b, a)
+        FROM deg GROUP BY g""").fetchall()}
+    t, w, s, r, bs, wtl = rows["empty"]
+    assert (t["n"], t["t"], t["p_value"], t["ci_low"], t["dropped"]) == (0, None, None, None, 1)
+    assert (w["p_value"], s["p_value"], r["p_value"], bs["ci_low"]) == (1.0, 1.0, None, None)
+    assert (wtl["wins"], wtl["ties"], wtl["losses"], wtl["dropped"]) == (0, 0, 0, 1)
+    t, w, s, r, bs, wtl = rows["one"]
+    assert (t["n"], t["df"], t["p_value"], t["dropped"], t["mean_a"]) == (1, None, None, 1, 0.25)
+    assert (r["p_value"], bs["ci_low"], bs["ci_high"]) == (1.0, 0.25, 0.25)
+    t, w, s, r, bs, wtl = rows["zero"]
+    assert (t["t"], t["p_value"], t["ci_low"], t["ci_high"], t["effect_size"]) == (
+        None, 1.0, 0.0, 0.0, None)
+    assert (w["p_value"], s["p_value"], r["p_value"], wtl["ties"]) == (1.0, 1.0, 1.0, 3)
+    t, w, s, r, bs, wtl = rows["const"]
+    assert (t["t"], t["p_value"], t["ci_low"], t["ci_high"]) == (None, 0.0, 0.25, 0.25)
+    assert (bs["ci_low"], bs["ci_high"]) == (0.25, 0.25)
+    welch = con.execute("""SELECT welch_ttest(v, is_b) FROM (VALUES (1.0, true), (1.0, true),
+                           (2.0, false), (2.0, false), (NULL, true)) t(v, is_b)""").fetchone()[0]
+    assert (welch["t"], welch["df"], welch["p_value"], welch["ci_low"], welch["dropped"]) == (
+        None, None, 0.0, -1.0, 1)
+    small = con.execute("SELECT welch_ttest(v, is_b) FROM (VALUES (1.0, true), (2.0, false), "
+                        "(3.0, false)) t(v, is_b)").fetchone()[0]
+    assert (small["t"], small["p_value"], small["mean_diff"]) == (None, None, -1.5)
+
+
+@pytest.mark.parametrize("call, message", [
+    ("paired_ttest(b, a, conf := 1.5)", "conf must be between 0 and 1"),
+    ("welch_ttest(b, a > 0, conf := 0)", "conf must be between 0 and 1"),
+    ("bootstrap_ci(b, a, conf := NULL)", "conf must be between 0 and 1"),
+    ("randomization_test(b, a, resamples := 0)", "resamples must be a whole number"),
+    ("bootstrap_ci(b, a, resamples := 2.5)", "resamples must be a whole number"),
+])
+def test_bad_arguments(con: duckdb.DuckDBPyConnection, call: str, message: str) -> None:
+    with pytest.raises(duckdb.Error, match=message):
+        con.execute(f"SELECT {call} FROM (VALUES (0.5, 0.25), (0.75, 0.5)) t(b, a)").fetchall()

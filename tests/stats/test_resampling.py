@@ -1,0 +1,105 @@
+"""randomization_test against exact enumeration of all sign flips; bootstrap_ci against scipy.
+
+Both macros draw their random signs and indices from hashes, so they are compared with their
+exact or reference values within Monte-Carlo error, with the tolerance derived in each test.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats
+
+
+def _exact_p(d: np.ndarray) -> float:
+    """Two-sided p of the paired sign-flip test: the share of all 2^n flips reaching |sum d|."""
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=len(d))))
+    return float(np.mean(np.abs(signs @ d) >= abs(d.sum()) * (1 - 1e-12)))
+
+
+def test_randomization_within_monte_carlo_error_of_exact(con: duckdb.DuckDBPyConnection) -> None:
+    rng = np.random.default_rng(7)
+    cases = []
+    for g in range(60):
+        n = int(rng.integers(4, 17))
+        d = rng.normal(rng.choice([0.0, 0.2, 0.5]), 1.0, n)
+        if g % 5 == 0:
+            d = np.round(d, 1)  # ties and zeros
+        cases.append((g, d))
+    con.execute("CREATE TABLE d AS SELECT * FROM (SELECT unnest(?) g, unnest(?) d)",
+                [[g for g, d in cases for _ in d], [x for _, d in cases for x in d]])
+    resamples = 10_000
+    got = dict(con.execute("SELECT g, randomization_test(d, 0.0, resamples := ?).p_value "
+                           "FROM d GROUP BY g", [resamples]).fetchall())
+    # Our p = (1 + X) / (1 + R) with X ~ Binomial(R, p_exact) when the draws are independent fair
+    # coins: |p - p_exact| <= 1 / (R + 1) + z sqrt(p_exact (1 - p_exact) / R). z = 4.5 bounds each
+    # of the 60 cases (a false alarm in 1 of ~2,000 runs of this test); the mean standardised error
+    # over the cases, N(0, 1/60) under independence, must also stay within 4.5 / sqrt(60): a
+    # correlated hash (as multi-argument hash() gives) shifts it by far more.
+    zs, worst = [], 0.0
+    for g, d in cases:
+        exact = _exact_p(d)
+        sd = np.sqrt(exact * (1 - exact) / resamples)
+        err = got[g] - exact
+        worst = max(worst, abs(err))
+        assert abs(err) <= 1 / (resamples + 1) + 4.5 * sd, (g, got[g], exact)
+        if sd > 0:
+            zs.append((err - (1 - exact) / (resamples + 1)) / sd)
+    print(f"randomization_test vs exact enumeration (n <= 16, R = {resamples}): max |p - p_exact|"
+          f" = {worst:.5f}, mean z = {np.mean(zs):+.3f} over {len(zs)} cases")
+    assert abs(np.mean(zs)) <= 4.5 / np.sqrt(len(zs))
+
+
+def test_randomization_reproducible_and_order_free(con: duckdb.DuckDBPyConnection) -> None:
+    rng = np.random.default_rng(8)
+    d = rng.normal(0.1, 1, 30).tolist()
+    con.execute("CREATE TABLE d AS SELECT unnest(?) AS d, range AS i FROM range(30)", [d])
+    q = "SELECT randomization_test(d, 0, resamples := 2000, seed := {}).p_value FROM (SELECT * FROM d ORDER BY {})"
+    first = con.execute(q.format(42, "i")).fetchone()[0]
+    assert con.execute(q.format(42, "i DESC")).fetchone()[0] == first
+    assert con.execute(q.format("'x'", "i")).fetchone()[0] != first
+    boot = "SELECT bootstrap_ci(d, 0, resamples := 500, seed := {}) FROM (SELECT * FROM d ORDER BY {})"
+    first = con.execute(boot.format(1, "i")).fetchone()[0]
+    assert con.execute(boot.format(1, "d")).fetchone()[0] == first
+    assert con.execute(boot.format(2, "i")).fetchone()[0] != first
+
+
+def test_randomization_agrees_with_ranx(con: duckdb.DuckDBPyConnection) -> None:
+    """ranx's Fisher test (numpy's generator, p = X / R) on the same per-query data."""
+    from ranx.statistical_tests import fisher_randomization_test
+
+    rng = np.random.default_rng(9)
+    a = rng.beta(2, 3, 40)
+    b = np.clip(a + rng.normal(0.04, 0.15, 40), 0, 1)
+    ours = con.execute("SELECT randomization_test(b, a, resamples := 20000).p_value FROM "
+                       "(SELECT unnest(?) b, unnest(?) a)", [b.tolist(), a.tolist()]).fetchone()[0]
+    theirs = fisher_randomization_test(a, b, n_permutations=20000)[0]
+    # two independent estimates of the same p with R = 20000 each: 5 standard errors of their
+    # difference, plus our 1 / (R + 1) offset
+    assert abs(ours - theirs) <= 5 * np.sqrt(2 * theirs * (1 - theirs) / 20000) + 1 / 20001
+
+
+@pytest.mark.parametrize("conf", [0.9, 0.95])
+def test_bootstrap_close_to_scipy_percentile(con: duckdb.DuckDBPyConnection, conf: float) -> None:
+    rng = np.random.default_rng(10)
+    resamples = 20_000
+    for g in range(6):
+        n = int(rng.integers(20, 120))
+        a = rng.beta(2, 3, n)
+        b = np.clip(a + rng.normal(0.02, 0.2, n), 0, 1)
+        d = b - a
+        ours = con.execute(
+            "SELECT bootstrap_ci(b, a, conf := ?, resamples := ?) FROM (SELECT unnest(?) b, unnest(?) a)",
+            [conf, resamples, b.tolist(), a.tolist()]).fetchone()[0]
+        want = stats.bootstrap((d,), np.mean, method="percentile", confidence_level=conf,
+                               n_resamples=resamples, rng=np.random.default_rng(g)).confidence_interval
+        # The Monte-Carlo sd of a bootstrap quantile q is sqrt(q (1 - q) / R) / f(x_q), f the
+        # density of the bootstrap means, about normal with sd s / sqrt(n) (s the population sd of
+        # d): at q = 0.05 (conf 0.9) 2.12 s / sqrt(n R), at 0.025 2.67 s / sqrt(n R). Two
+        # independent estimates, 5 standard errors: 5 sqrt(2) 2.67 s / sqrt(n R).
+        tol = 5 * np.sqrt(2) * 2.67 * d.std() / np.sqrt(n * resamples)
+        assert ours["mean_diff"] == pytest.approx(d.mean(), abs=1e-12)
+        assert abs(ours["ci_low"] - want.low) <= tol and abs(ours["ci_high"] - want.high) <= tol
