@@ -201,7 +201,8 @@ def _storage(text: str) -> tuple[int, ...]:
 
 
 def _database_kind(path: Path) -> str | None:
-    """None when ``path`` starts like a DuckDB database file, else what it looks like."""
+    """None when ``path`` starts like a DuckDB database file, else what it looks like ('' when
+    nothing more is known)."""
     with path.open("rb") as file:
         head = file.read(16)
     if head[8:12] == b"DUCK":
@@ -212,7 +213,7 @@ def _database_kind(path: Path) -> str | None:
         return "a SQLite database"
     if not head:
         return "an empty file"
-    return "not a DuckDB database"
+    return ""
 
 
 def install(
@@ -257,8 +258,9 @@ def install(
     if path.exists():
         kind = _database_kind(path)
         if kind is not None:
+            what = f"{kind}, not" if kind else "not"
             raise ValueError(
-                f"install(): {path} is {kind}, not a DuckDB database, so nothing was written; "
+                f"install(): {path} is {what} a DuckDB database, so nothing was written; "
                 "give the path of a new or existing .duckdb file"
             )
         if wanted is not None:

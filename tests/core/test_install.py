@@ -242,7 +242,7 @@ def test_install_refuses_data_files_and_folders(tmp_path: Path) -> None:
         str(parquet)
     )
     before = {p: p.read_bytes() for p in (csv, parquet)}
-    with pytest.raises(ValueError, match=r"events\.csv is not a DuckDB database.*nothing was"):
+    with pytest.raises(ValueError, match=r"events\.csv is not a DuckDB database, so nothing was written"):
         duckdb_ndcg.install(csv)
     with pytest.raises(ValueError, match=r"shown\.parquet is a Parquet file, not a DuckDB"):
         duckdb_ndcg.install(str(parquet))
