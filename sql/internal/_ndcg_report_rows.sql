@@ -113,6 +113,12 @@ SELECT _key, _k,
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                      || ' (named in slice_by)')
+           WHEN list_has_any(list_append(slice_by, query_col), _ndcg_report_columns()) THEN
+               error('duckdb_ndcg: column '
+                     || list_intersect(list_append(slice_by, query_col), _ndcg_report_columns())[1]
+                     || ' of rankings table ' || rankings || ' has the name of a result column ('
+                     || array_to_string(_ndcg_report_columns(), ', ')
+                     || '): rename it in a view')
            WHEN null_keys THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
                      || item_col || ' or ' || coalesce(score_col, position_col)

@@ -229,6 +229,10 @@ BAD_SQL = {
         "SELECT * FROM event_relevance('ev_ok', collapse := 'last', time_col := 'event_type')",
         "time_col event_type of events table ev_ok is VARCHAR; collapse := 'last' needs a date",
     ),
+    "slice column named like a result column": (
+        "SELECT * FROM ndcg_summary('shown_slice_k', 'ev_ok', slice_by := ['k'])",
+        "column k of rankings table shown_slice_k has the name of a result column",
+    ),
     "NaN grade in the event mapping": (
         "SELECT * FROM event_relevance('ev_ok', mapping := MAP {'click': 'nan'::DOUBLE})",
         "gives an event type a NaN, infinite or NULL grade",
@@ -260,6 +264,10 @@ def bad_tables(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     con.execute(
         "CREATE TABLE shown_null AS SELECT * FROM (VALUES ('q', 'a', NULL::INT)) "
         "t(query_id, item_id, position)"
+    )
+    con.execute(
+        "CREATE TABLE shown_slice_k AS SELECT * FROM (VALUES ('q', 'a', 1, 'x')) "
+        "t(query_id, item_id, position, k)"
     )
     # '7', '07' and '7.0' all equal the integer 7 through implicit casts: NDCG was 1.88
     con.execute(
