@@ -242,13 +242,13 @@ def _stage(text: str) -> None:
 
 @contextlib.contextmanager
 def _warnings_to_stderr(prog: str) -> Iterator[None]:
+    """Warnings of the block, each once, on stderr in the CLI's terms; none after an error, which
+    stays the one line printed."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            yield
-        finally:
-            for message in dict.fromkeys(str(warning.message) for warning in caught):
-                print(f"{prog}: warning: {_cli_wording(message)}", file=sys.stderr)
+        yield
+    for message in dict.fromkeys(str(warning.message) for warning in caught):
+        print(f"{prog}: warning: {_cli_wording(message)}", file=sys.stderr)
 
 
 def _target(text: str, flag: str, suffixes: Sequence[str], inputs: dict[Path, str]) -> Path:

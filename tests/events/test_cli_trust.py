@@ -129,6 +129,18 @@ def test_duplicates_message_names_allow_duplicates(
     assert "Invalid Input Error" not in err and "shown.csv shows item_id a" in err
 
 
+def test_warnings_are_printed_once_in_cli_terms(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (data / "events.csv").write_text(EVENTS + "q1,a,wishlist,2024-01-01 10:00:00\n")
+    args = ["--ignore-unknown", "--chart", "c.html", "--k", "3"]  # the chart evaluates again
+    code, out, err = _main(capsys, "evaluate", "shown.csv", "events.csv", *args)
+    assert code == 0 and out.startswith("query_id")
+    warned = [line for line in err.splitlines() if "warning" in line]
+    assert len(warned) == 1 and warned[0].startswith("duckdb-ndcg evaluate: warning: events ")
+    assert "events.csv: ignored 1 rows whose event type is not in the mapping (wishlist)" in err
+
+
 @pytest.mark.parametrize(
     ("message", "expected"),
     [
