@@ -22,6 +22,7 @@ from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
 _CHARTS = (".html", ".htm")
+_CHART_MAX_K = 1000  # the curve is computed for every k up to the largest --k
 _NUMBERS = {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint"}
 _NUMBERS |= {"uinteger", "ubigint", "uhugeint", "float", "double", "decimal"}
 
@@ -129,7 +130,8 @@ required columns (other names: --query-col, --item-col, --position-col, --event-
   rankings  query_id, item_id, position (a number, 1 = first; or --score-col, higher first)
   events    query_id, item_id, event_type
 
-default event -> grade mapping (replace it with --mapping): {_grades()};
+default event -> grade mapping (replace it with --mapping):
+  {_grades()}
 an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
     ev.add_argument("rankings", help="rankings: a .parquet/.csv file, or a table of --db")
@@ -344,6 +346,11 @@ def _evaluate(args: argparse.Namespace) -> None:
     page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
     if page:
         _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
+        if max(args.k) > _CHART_MAX_K:
+            raise UsageError(
+                f"--chart draws NDCG@1..{max(args.k)} (up to the largest --k), more than "
+                f"{_CHART_MAX_K} points a line: chart with a smaller --k"
+            )
     con = _connect()
     if args.db:  # read-only: the report's temporary views and macros live in memory
         _attach(con, args.db)

@@ -483,6 +483,7 @@ def test_chart_escapes_slice_names_and_values(
             "--output missing/out.csv: folder missing does not exist",
         ),
         (["--chart", "events.html"], "--chart events.svg is the events file"),
+        (["--chart", "c.html", "--k", "5,1001"], "--chart draws NDCG@1..1001"),
     ],
 )
 def test_chart_and_output_paths_are_checked_before_the_work(
