@@ -1,0 +1,73 @@
+"""What keeps every macro working, with the same numbers, on each supported DuckDB (1.4 LTS, 1.5,
+2.x): checks of the SQL text for the constructs that differ between them. CI also runs the core
+and event suites on 1.4 and 1.5 (``.ci/run``); these catch a new macro before that run does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from duckdb_ndcg.macros import _plain, macros
+
+
+def call_arguments(sql: str, function: str) -> list[list[str]]:
+    """The top-level arguments of every call of ``function`` in ``sql`` (no comments in it)."""
+    calls = []
+    for match in re.finditer(rf"\b{function}\s*\(", sql):
+        depth, start, args, quote = 1, match.end(), [], None
+        i = start
+        while depth:
+            c = sql[i]
+            if quote:
+                quote = None if c == quote else quote
+            elif c in "'\"":
+                quote = c
+            elif c in "([":
+                depth += 1
+            elif c in ")]":
+                depth -= 1
+            elif c == "," and depth == 1:
+                current = sql[start:i].strip()
+                if not (current.startswith("lambda") and ":" not in current):  # lambda a, b: ...
+                    args.append(current)
+                    start = i + 1
+            i += 1
+        args.append(sql[start : i - 1].strip())
+        calls.append(args)
+    return calls
+
+
+CODE = {m.name: _plain(m.sql) for m in macros()}
+
+
+@pytest.mark.parametrize("name", sorted(CODE))
+def test_no_function_newer_than_duckdb_14(name: str) -> None:
+    """struct_keys arrived after 1.4: json_keys(to_json(x)) gives the same names."""
+    assert not re.search(r"\bstruct_keys\s*\(", CODE[name])
+
+
+@pytest.mark.parametrize("name", sorted(CODE))
+def test_empty_list_defaults_are_typed(name: str) -> None:
+    """A 1.5 engine binds an untyped [] default as INTEGER[] (then list_contains(slice_by, c)
+    fails on text column names): write []::VARCHAR[]."""
+    assert not re.search(r":=\s*\[\s*\](?!\s*::)", CODE[name])
+
+
+@pytest.mark.parametrize("name", sorted(CODE))
+def test_list_reduce_initial_values_are_typed(name: str) -> None:
+    """In DuckDB 1.5 a literal initial value such as 0.0 is DECIMAL and silently changes the
+    numbers: cast it (0.0::DOUBLE)."""
+    for args in call_arguments(CODE[name], "list_reduce"):
+        if len(args) == 3:
+            assert "::" in args[2] or args[2].upper().startswith("CAST("), args[2]
+
+
+def test_the_checks_see_what_they_look_for() -> None:
+    sql = "list_reduce([1.0]::DOUBLE[], lambda a, x: a + x, 0.0) + list_reduce(l, lambda a, x: a)"
+    assert call_arguments(sql, "list_reduce") == [
+        ["[1.0]::DOUBLE[]", "lambda a, x: a + x", "0.0"],
+        ["l", "lambda a, x: a"],
+    ]
+    assert re.search(r":=\s*\[\s*\](?!\s*::)", "m(a, slice_by := [], b)")
+    assert not re.search(r":=\s*\[\s*\](?!\s*::)", "m(a, slice_by := []::VARCHAR[], b)")
