@@ -269,16 +269,20 @@ def _target(text: str, flag: str, suffixes: Sequence[str], inputs: dict[Path, st
     return path
 
 
+def _is_duckdb_file(path: Path) -> bool:
+    with path.open("rb") as file:
+        return file.read(12)[8:] == b"DUCK"  # a DuckDB file's magic bytes
+
+
 def _attach(con: duckdb.DuckDBPyConnection, db: str) -> None:
     path = Path(db)
     if not path.is_file():
         raise UsageError(f"--db {db} does not exist")
-    with path.open("rb") as file:
-        if file.read(12)[8:] != b"DUCK":  # a DuckDB file's magic bytes
-            raise UsageError(
-                f"--db {db} is not a DuckDB database file (give .parquet/.csv inputs as paths, "
-                "without --db)"
-            )
+    if not _is_duckdb_file(path):
+        raise UsageError(
+            f"--db {db} is not a DuckDB database file (give .parquet/.csv inputs as paths, "
+            "without --db)"
+        )
     con.execute("ATTACH ? AS ndcg_source (READ_ONLY)", [db])
     con.execute("SET search_path = 'memory.main,ndcg_source.main'")
 
@@ -452,6 +456,10 @@ def _sql(args: argparse.Namespace) -> None:
 
 def _demo(args: argparse.Namespace) -> None:
     page = _target(args.chart, "--chart", _CHARTS, {})
+    if args.keep:  # DuckDB would open a .csv path as an in-memory database and keep nothing
+        keep = _target(args.keep, "--keep", (".duckdb", ".db"), {})
+        if keep.exists() and not _is_duckdb_file(keep):
+            raise UsageError(f"--keep {args.keep} exists and is not a DuckDB database file")
     con = _connect(args.keep or ":memory:")
     register(con, temporary=not args.keep)  # --keep persists the macros with the tables
     _stage("generating the search log")

@@ -537,6 +537,23 @@ def test_demo_hint_works_as_printed_and_follows_k(tmp_path: Path) -> None:
     assert sorted((r[0], int(r[1])) for r in shown) == sorted((r[0], r[1]) for r in rows)
 
 
+@pytest.mark.parametrize(
+    ("keep", "message"),
+    [
+        ("events.csv", "--keep events.csv: use a .duckdb or .db file name"),
+        ("fake.duckdb", "--keep fake.duckdb exists and is not a DuckDB database file"),
+        ("missing/demo.duckdb", "--keep missing/demo.duckdb: folder missing does not exist"),
+    ],
+)
+def test_demo_keep_must_be_a_duckdb_file(
+    data: Path, capsys: pytest.CaptureFixture[str], keep: str, message: str
+) -> None:
+    (data / "fake.duckdb").write_text("query_id\n")
+    code, out, err = _main(capsys, "demo", "--queries", "5", "--keep", keep)
+    assert code == 2 and out == "" and err.strip() == f"duckdb-ndcg demo: {message}"
+    assert (data / "events.csv").read_text() == EVENTS and not (data / "ndcg_demo.html").exists()
+
+
 def test_demo_ab_arms_are_random_per_session() -> None:
     with duckdb.connect() as con:
         demo.generate(con, queries=400)
