@@ -312,8 +312,13 @@ def _write(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
     try:
         con.execute(f"COPY {table} TO ? ({options})", [str(temporary)])
         os.replace(temporary, path)
+    except (duckdb.IOException, OSError) as error:
+        reason = str(error).splitlines()[0].replace(str(temporary), str(path))
+        reason = re.sub(r"^(IO Error|\[Errno \d+\]) ?:? ?", "", reason)
+        raise UsageError(f"--output {path} cannot be written: {reason}") from None
     finally:
-        temporary.unlink(missing_ok=True)
+        if temporary.is_file():
+            temporary.unlink()
 
 
 def _show(relation: duckdb.DuckDBPyRelation, max_rows: int = 40) -> None:

@@ -267,6 +267,16 @@ def test_interrupted_output_leaves_no_file(
     ]
 
 
+def test_output_that_cannot_be_written_is_one_line(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (data / f".out.csv.{os.getpid()}.tmp").mkdir()  # where the CLI writes before renaming
+    code, _, err = _main(capsys, "evaluate", "shown.csv", "events.csv", "--output", "out.csv")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith("duckdb-ndcg evaluate: --output out.csv cannot be written: ")
+    assert ".tmp" not in err and not (data / "out.csv").exists()
+
+
 # -- 18: JSON is written by DuckDB -----------------------------------------------------------------
 
 
