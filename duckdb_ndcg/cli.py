@@ -52,7 +52,7 @@ _SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown 
 _PARAMETER = re.compile(
     r"(?<![\w'\"-])(" + "|".join(n for n in _FLAGS if "_" in n) + r")(?:\[\d+\])?(?![\w'\"])"
 )
-_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping)(?= must)|(?<=\bin )(mapping)\b")
+_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping)(?= )|(?<=\bin )(mapping)\b")
 
 
 class UsageError(Exception):

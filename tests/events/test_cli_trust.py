@@ -174,6 +174,8 @@ def test_warnings_are_printed_once_in_cli_terms(
             "k must be a positive whole number or NULL, got 0",
             "--k must be a positive whole number or NULL, got 0",
         ),
+        ("k lists a cutoff more than once: [5, 5]", "--k lists a cutoff more than once: [5, 5]"),
+        ("the mapping lacks: x", "the mapping lacks: x"),
         (
             "rankings table r has NULL in query_id, item_id or position",
             "rankings table r has NULL in query_id, item_id or position",
