@@ -445,7 +445,7 @@ def _sql(args: argparse.Namespace) -> None:
     target = "ndcg_report" if args.name == "ndcg_report" else "metric"
     unused = [f"--{n.replace('_', '-')}" for n in given if n not in _SQL_OPTIONS[target]]
     if unused:
-        raise UsageError(f"{', '.join(unused)} do not apply to {args.name}")
+        raise UsageError(f"{', '.join(unused)}: not used by {args.name}")
     if args.full_ideal and args.k is not None:
         raise UsageError(
             "--full-ideal takes the ideal over every judged item, which only applies without "
