@@ -9,7 +9,8 @@ Tables (plain tables, so Superset lists them as datasets):
       the events (0 when shown without events) and the position (NULL: graded but never shown),
       the input of ndcg(rel, rnk, k) and mean_ndcg(query_id, rel, rnk, k)
 
-Superset 6.1 runs DuckDB 1.5, so the file is written in a storage format 1.5 reads.
+Superset 6.1 runs DuckDB 1.5: install() writes a new file in DuckDB 1.4's storage, which 1.4, 1.5
+and 2.x all open, and the tables added afterwards keep that storage.
 """
 
 from __future__ import annotations
@@ -22,14 +23,12 @@ import duckdb
 import duckdb_ndcg
 from duckdb_ndcg.demo import generate
 
-STORAGE = "v1.5.0"  # the oldest DuckDB that must open the file: Superset's
-
 
 def build(path: Path, queries: int = 600) -> None:
     """Write ``path`` afresh: macros, ``shown``, ``events`` and ``judged_run``."""
     path.unlink(missing_ok=True)
-    with duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE}) as con:
-        duckdb_ndcg.install(con)
+    duckdb_ndcg.install(path)  # the macros, in a new file every DuckDB since 1.4 opens
+    with duckdb.connect(str(path)) as con:
         generate(con, queries=queries)
         con.execute(
             "CREATE TABLE shown AS SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A'"

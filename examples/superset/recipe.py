@@ -1,16 +1,21 @@
-"""Register the NDCG recipe in a running Superset through its REST API (Python standard library only).
+"""Superset recipe: mean NDCG@10 per device from a DuckDB file with the macros, set up by REST API.
 
-    python examples/superset/recipe.py http://127.0.0.1:8088 admin <password> /abs/path/ndcg.duckdb
+    pip install 'apache-superset[duckdb]==6.1.0' rich cachetools 'flask-caching==2.3.1'
+    python examples/superset/build_db.py /data/ndcg.duckdb      # the macros + a judged search log
+    python examples/superset/recipe.py http://127.0.0.1:8088 admin <password> /data/ndcg.duckdb
 
-Creates, in order:
-  1. a database "ndcg" on the DuckDB file built by build_db.py (opened read-only: dashboards only
-     read, and a read-only open lets other read-only readers share the file);
-  2. a dataset on its table judged_run (one row per query and item);
-  3. on that dataset, the saved metric mean_ndcg_10 = mean_ndcg(query_id, rel, rnk, 10): the mean
-     NDCG@10 over the queries of whatever group a chart shows;
-  4. a bar chart "Mean NDCG@10 by device" of that metric.
-It then prints the chart's data and the SQL Lab queries' results. Every step is what the UI does
-(Settings > Database connections, Datasets > + Dataset, Edit dataset > Metrics, + Chart).
+The same four steps in Superset's UI:
+    Database  Settings > Database connections > + Database > DuckDB, SQLAlchemy URI
+              duckdb:////data/ndcg.duckdb?access_mode=read_only
+    Dataset   Datasets > + Dataset: database ndcg, schema main, table judged_run
+    Metric    Edit dataset > Metrics > + Add item: mean_ndcg_10, SQL expression
+              mean_ndcg(query_id, rel, rnk, 10)
+    Chart     + Chart > Bar Chart on judged_run: X-axis device, metric mean_ndcg_10
+
+The database opens the file read-only (dashboards only read; read-only readers share the file).
+judged_run has one row per (query, item); the metric is the mean NDCG@10 over the queries of
+whatever group a chart shows. Standard library only; the script prints the chart's data and the
+SQL Lab queries' results.
 """
 
 from __future__ import annotations

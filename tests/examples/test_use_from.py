@@ -1,0 +1,234 @@
+"""examples/use_from: every "Use it from..." example of the README run for real, its numbers checked.
+
+The small examples (polars, ibis, jupysql) share one judged log whose NDCG values are written here
+from the formulas; Spark and Node run in their own processes (a JVM, node) on generated logs and are
+checked against the macros. Outside CI a missing engine (java, node, npm) skips; with CI=true it
+fails.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import runpy
+import shutil
+import subprocess
+import sys
+from math import log2
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import duckdb_ndcg
+from duckdb_ndcg.demo import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "use_from"
+sys.path.insert(0, str(ROOT / "examples" / "superset"))
+
+import build_db
+
+# The shared log: q1 (mobile) grades 1, 0, 3 at positions 1-3; q2 (desktop) 0, 0, 2; q3 (mobile) 0, 1.
+Q1_AT_3 = (1 + 3 / 2) / (3 + 1 / log2(3))
+Q2_AT_3 = (2 / 2) / 2
+Q3_AT_3 = (1 / log2(3)) / 1
+LIST_NDCG = (
+    duckdb_ndcg.register(duckdb.connect())
+    .execute("SELECT list_ndcg([3, 2, 3, 0, 1, 2])")
+    .fetchone()[0]
+)
+
+
+def _missing(what: str) -> None:
+    """A missing engine: fail in CI, skip elsewhere."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{what} is missing")
+    pytest.skip(f"{what} is missing")
+
+
+def _needs(module: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        _missing(f"Python package {module} (pip install -e '.[test]')")
+
+
+def _run_example(name: str, monkeypatch: pytest.MonkeyPatch) -> dict:
+    monkeypatch.setenv("PLOOMBER_STATS_ENABLED", "false")  # jupysql's telemetry
+    return runpy.run_path(str(EXAMPLES / name), run_name="__main__")
+
+
+def test_polars(monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs("polars")
+    import polars as pl
+
+    found = _run_example("polars_evaluate.py", monkeypatch)
+    report, summary = found["report"], found["summary"]
+    assert isinstance(report, pl.DataFrame) and isinstance(summary, pl.DataFrame)
+    ndcg = {(r["query_id"], r["k"]): r["ndcg"] for r in report.iter_rows(named=True)}
+    expected = {
+        ("q1", 1): 1 / 3,
+        ("q1", 3): Q1_AT_3,
+        ("q2", 1): 0.0,
+        ("q2", 3): Q2_AT_3,
+        ("q3", 1): 0.0,
+        ("q3", 3): Q3_AT_3,
+    }
+    assert ndcg.keys() == expected.keys()
+    for key, value in expected.items():
+        assert ndcg[key] == pytest.approx(value, abs=1e-12), key
+    means = {r["device"]: (r["queries"], r["mean_ndcg"]) for r in summary.iter_rows(named=True)}
+    assert means["desktop"] == (1, pytest.approx(Q2_AT_3, abs=1e-12))
+    assert means["mobile"] == (2, pytest.approx((Q1_AT_3 + Q3_AT_3) / 2, abs=1e-12))
+
+
+def test_ibis(monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs("ibis")
+    found = _run_example("ibis_udaf.py", monkeypatch)
+    con, per_query, per_device = found["con"], found["per_query"], found["per_device"]
+    import ibis
+
+    assert 'NDCG("t0"."rel", "t0"."rnk", 3)' in ibis.to_sql(per_query, dialect="duckdb")
+    rows = con.to_pyarrow(per_query).to_pylist()
+    assert [r["query_id"] for r in rows] == ["q1", "q2", "q3"]
+    for row, value in zip(rows, [Q1_AT_3, Q2_AT_3, Q3_AT_3], strict=True):
+        assert row["ndcg_3"] == pytest.approx(value, abs=1e-12)
+    devices = {r["device"]: r["mean_ndcg_3"] for r in con.to_pyarrow(per_device).to_pylist()}
+    assert devices == {
+        "desktop": pytest.approx(Q2_AT_3, abs=1e-12),
+        "mobile": pytest.approx((Q1_AT_3 + Q3_AT_3) / 2, abs=1e-12),
+    }
+
+
+def test_jupysql(monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs("sql")  # jupysql
+    _needs("IPython")
+    found = _run_example("jupysql_magic.py", monkeypatch)
+    assert found["ndcg"].DataFrame()["ndcg"].tolist() == [pytest.approx(LIST_NDCG, abs=1e-15)]
+    frame = found["per_query"].DataFrame()
+    assert frame["query_id"].tolist() == ["q1", "q2"]
+    assert frame["ndcg_3"].tolist() == [
+        pytest.approx(Q1_AT_3, abs=1e-12),
+        pytest.approx(1 / log2(3), abs=1e-12),
+    ]
+
+
+def test_harlequin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _needs("harlequin_duckdb")
+    monkeypatch.setattr(sys, "argv", ["harlequin_adapter.py", str(tmp_path)])
+    found = _run_example("harlequin_adapter.py", monkeypatch)
+    assert found["results"] == {
+        "file": [{"ndcg": pytest.approx(LIST_NDCG, abs=1e-15)}],
+        "init_path": [{"ndcg": pytest.approx(LIST_NDCG, abs=1e-15)}],
+    }
+    assert (tmp_path / "ndcg_macros.sql").read_text() == duckdb_ndcg.script()
+
+
+_RUN_AND_DUMP = """
+import json, runpy, sys
+found = runpy.run_path(sys.argv[1], run_name="__main__")
+print("RESULT " + json.dumps({name: found[name] for name in sys.argv[2:]}))
+"""
+
+
+def test_spark() -> None:
+    _needs("pyspark")
+    if shutil.which("java") is None:
+        _missing("java (Spark needs Java 17+)")
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_AND_DUMP, str(EXAMPLES / "spark_portable.py"), "per_query",
+         "judged"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads(done.stdout.split("RESULT ", 1)[1])
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        generate(con, queries=200)
+        con.execute("CREATE TABLE shown AS FROM demo_rankings WHERE ranker = 'A'")
+        expected = {}
+        for query, k, value in con.execute(
+            "SELECT query_id, k, ndcg FROM ndcg_report('shown', 'demo_events', k := [5, 10])"
+        ).fetchall():
+            expected.setdefault(query, {})[k] = value
+    assert result["per_query"].keys() == expected.keys() and len(expected) == 200
+    for query, (at_5, at_10) in result["per_query"].items():
+        assert at_5 == pytest.approx(expected[query][5], abs=1e-9), query
+        assert at_10 == pytest.approx(expected[query][10], abs=1e-9), query
+        assert result["judged"][query] == pytest.approx(expected[query][10], abs=1e-9), query
+    assert len({round(v[10], 6) for v in expected.values()}) > 50  # not a degenerate log
+
+
+def test_node(tmp_path: Path) -> None:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _missing("node and npm (Node.js)")
+    cache = Path(os.environ.get("DUCKDB_NDCG_CACHE", Path.home() / ".cache" / "duckdb_ndcg"))
+    work = cache / "node"
+    work.mkdir(parents=True, exist_ok=True)
+    package = (EXAMPLES / "node" / "package.json").read_text()
+    if not (work / "node_modules").is_dir() or (work / "package.json").read_text() != package:
+        (work / "package.json").write_text(package)
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund"],
+            cwd=work, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+    shutil.copy(EXAMPLES / "node" / "ndcg.mjs", work / "ndcg.mjs")
+    path = tmp_path / "metrics.duckdb"
+    build_db.build(path, queries=120)
+    with duckdb.connect(str(path), read_only=True) as con:
+        summary = con.execute(
+            "SELECT device, k, queries, mean_ndcg FROM ndcg_summary('shown', 'events', "
+            "k := [5, 10], slice_by := ['device']) ORDER BY device, k"
+        ).fetchall()
+    done = subprocess.run(
+        [node, "ndcg.mjs", str(path)], cwd=work, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["version"].startswith("v1.5.")  # the newest @duckdb/node-api runs DuckDB 1.5
+    assert result["list_ndcg"] == pytest.approx(LIST_NDCG, abs=1e-15)
+    got = [(r["device"], int(r["k"]), int(r["queries"]), r["mean_ndcg"]) for r in result["summary"]]
+    assert [g[:3] for g in got] == [s[:3] for s in summary]
+    for (_, _, _, mean), (_, _, _, expected) in zip(got, summary, strict=True):
+        assert mean == pytest.approx(expected, abs=1e-12)
+    measure = {r["device"]: r["mean_ndcg_10"] for r in result["measure"]}
+    for device, k, _, mean in summary:
+        if k == 10:
+            assert measure[device] == pytest.approx(mean, abs=1e-12), device
+
+
+def test_readme_snippets_are_the_examples() -> None:
+    """Each code block of the README's "Use it from..." section is, verbatim, part of a file that
+    the tests run (named on the line before the block)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Use it from", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"<!-- from (\S+) -->\n```\w*\n(.*?)```", section, flags=re.DOTALL)
+    fences = section.count("```") // 2
+    assert blocks and len(blocks) == fences, "every snippet needs a <!-- from <file> --> line"
+    for source, code in blocks:
+        # compared line by line, indentation aside (docstrings indent their commands)
+        lines = [line.strip() for line in code.strip().splitlines()]
+        text = [line.strip() for line in (ROOT / source).read_text(encoding="utf-8").splitlines()]
+        assert any(text[i : i + len(lines)] == lines for i in range(len(text) - len(lines) + 1)), (
+            f"README snippet not found verbatim in {source}: {lines[0]}"
+        )
+
+
+def test_readme_pooling_numbers(tmp_path: Path) -> None:
+    """The README's Superset paragraph quotes the recipe's log: pooled ndcg vs the mean."""
+    path = tmp_path / "ndcg.duckdb"
+    build_db.build(path)  # the recipe's default, 600 queries
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute(
+            "SELECT device, round(ndcg(rel, rnk, 10), 2), round(mean_ndcg(query_id, rel, rnk, 10), 2)"
+            " FROM judged_run GROUP BY ROLLUP (device) ORDER BY device NULLS LAST"
+        ).fetchall()
+    pooled = " / ".join(f"{p:.2f}" for _, p, _ in rows[:-1]) + f" per device ({rows[-1][1]:.2f}"
+    mean = " / ".join(f"{m:.2f}" for _, _, m in rows[:-1]) + f" ({rows[-1][2]:.2f})"
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"plain `ndcg` gives {pooled} overall)" in readme
+    assert f"the mean over queries is {mean}" in readme
