@@ -283,7 +283,8 @@ def _attach(con: duckdb.DuckDBPyConnection, db: str) -> None:
             f"--db {db} is not a DuckDB database file (give .parquet/.csv inputs as paths, "
             "without --db)"
         )
-    con.execute("ATTACH ? AS ndcg_source (READ_ONLY)", [db])
+    literal = "'" + db.replace("'", "''") + "'"  # DuckDB 1.4/1.5: ATTACH takes no ? parameter
+    con.execute(f"ATTACH {literal} AS ndcg_source (READ_ONLY)")
     con.execute("SET search_path = 'memory.main,ndcg_source.main'")
 
 
@@ -571,10 +572,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (UsageError, ValueError, duckdb.Error, OSError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-        if args.command == "evaluate":  # inputs the SQL saw as views: name them as typed
-            for role in ("rankings", "events"):
-                typed = getattr(args, role).replace("\\", "\\\\")
-                message = re.sub(rf"\b_ndcg_input_{role}\w*", typed, message)
         print(f"{prog}: {_cli_wording(message)}", file=sys.stderr)
         return 2
     return 0
