@@ -3,7 +3,7 @@
 # at query time. Usage: examples/duckdb_cli.sh [work-dir]  (needs `duckdb-ndcg` and `duckdb`).
 set -eu
 dir="${1:-$(mktemp -d)}"
-duckdb-ndcg install "$dir/metrics.duckdb" --storage-compatibility-version v1.5.0
+duckdb-ndcg install "$dir/metrics.duckdb"   # DuckDB 1.4 storage by default: any 1.4+ CLI opens it
 duckdb "$dir/metrics.duckdb" <<'SQL'
 CREATE OR REPLACE TABLE shown AS SELECT * FROM (VALUES ('q1', 'a', 1), ('q1', 'b', 2)) t(query_id, item_id, position);
 CREATE OR REPLACE TABLE events AS SELECT * FROM (VALUES ('q1', 'b', 'purchase')) t(query_id, item_id, event_type);

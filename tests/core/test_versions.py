@@ -5,9 +5,12 @@ and event suites on 1.4 and 1.5 (``.ci/run``); these catch a new macro before th
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import duckdb
 import pytest
 
+from duckdb_ndcg import cli
 from duckdb_ndcg.macros import _plain, macros
 
 
@@ -71,3 +74,23 @@ def test_the_checks_see_what_they_look_for() -> None:
     ]
     assert re.search(r":=\s*\[\s*\](?!\s*::)", "m(a, slice_by := [], b)")
     assert not re.search(r":=\s*\[\s*\](?!\s*::)", "m(a, slice_by := []::VARCHAR[], b)")
+
+
+def test_cli_db_path_with_a_quote(tmp_path: Path) -> None:
+    """--db is attached without a ? parameter (DuckDB 1.4/1.5's ATTACH takes none), quoted."""
+    folder = tmp_path / "it's here"
+    folder.mkdir()
+    db = folder / "logs.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "CREATE TABLE shown AS SELECT * FROM (VALUES ('q', 'a', 1), ('q', 'b', 2)) "
+            "AS v(query_id, item_id, position)"
+        )
+        con.execute("CREATE TABLE events AS SELECT 'q' AS query_id, 'b' AS item_id, "
+                    "'purchase' AS event_type")
+    out = tmp_path / "report.csv"
+    assert cli.main(["evaluate", "shown", "events", "--db", str(db), "--k", "2",
+                     "--output", str(out)]) == 0
+    with duckdb.connect() as con:
+        ndcg = con.execute("SELECT ndcg FROM read_csv(?)", [str(out)]).fetchone()[0]
+    assert ndcg == pytest.approx((3 / 1.5849625007211562) / (3 / 1.0), abs=1e-12)
