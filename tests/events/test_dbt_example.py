@@ -89,7 +89,9 @@ def attached(warehouse: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory connection with this checkout's macros and the dbt warehouse attached."""
     with duckdb.connect() as con:
         duckdb_ndcg.register(con)
-        con.execute("ATTACH ? AS w (READ_ONLY)", [str(warehouse)])
+        # a quoted literal, not a parameter: DuckDB 1.5 cannot bind ATTACH's path
+        literal = "'" + str(warehouse).replace("'", "''") + "'"
+        con.execute(f"ATTACH {literal} AS w (READ_ONLY)")
         yield con
 
 
@@ -157,6 +159,8 @@ def test_dbt_package_is_generated_from_sql() -> None:
     build_package = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build_package)
     text = build_package.TARGET.read_text(encoding="utf-8")
-    assert text == build_package.render(), "run: python dbt/build_package.py"
+    assert text == build_package.render(), (
+        "sql/ changed: run python dbt/build_package.py and commit dbt/duckdb_ndcg/macros/"
+    )
     for m in duckdb_ndcg.macros.macros():
         assert f"CREATE OR REPLACE MACRO {m.name}(" in text

@@ -130,11 +130,12 @@ END{% endraw %}{%- endset -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_discount(pos, log_base): the discount log_base(pos + 1) of 1-based position pos (internal).
 -- log_base 'none' means no discount (1), which turns DCG into CG (cg, list_cg pass it). NULL, NaN,
--- infinity, text and numbers <= 1 are errors naming log_base.
+-- infinity, text and numbers <= 1 are errors naming log_base. The common base 2 is tested first:
+-- inside lambda bodies the branches are not always folded away.
 CREATE OR REPLACE MACRO _ndcg_discount(pos, log_base) AS
 CASE
-    WHEN log_base::VARCHAR = 'none' THEN 1.0::DOUBLE
     WHEN TRY_CAST(log_base AS DOUBLE) = 2 THEN log2(pos + 1.0)
+    WHEN log_base::VARCHAR = 'none' THEN 1.0::DOUBLE
     WHEN TRY_CAST(log_base AS DOUBLE) > 1 AND isfinite(TRY_CAST(log_base AS DOUBLE)) THEN
         ln(pos + 1.0) / ln(TRY_CAST(log_base AS DOUBLE))
     ELSE error('duckdb_ndcg: log_base must be a finite number greater than 1, got '
@@ -544,6 +545,14 @@ CASE WHEN _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
+-- query and slice columns (internal). A query or slice column of the same name would shadow them
+-- (GROUP BY k over a slice named k), so the report refuses it.
+CREATE OR REPLACE MACRO _ndcg_report_columns() AS
+['k', 'ndcg', 'dcg', 'idcg', 'shown', 'shown_relevant', 'relevant', 'queries', 'mean_ndcg',
+ 'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff']{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_report_cuts(k): the cutoffs of a report as a BIGINT[] (internal). k is one cutoff or a
 -- list of them; NULL (alone or in the list) means no cutoff. Each is checked by _ndcg_checked_k;
 -- an empty list, and a cutoff listed twice (it would count every query twice in the means), are
@@ -817,6 +826,12 @@ SELECT _key, _k,
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                      || ' (named in slice_by)')
+           WHEN list_has_any(list_append(slice_by, query_col), _ndcg_report_columns()) THEN
+               error('duckdb_ndcg: column '
+                     || list_intersect(list_append(slice_by, query_col), _ndcg_report_columns())[1]
+                     || ' of rankings table ' || rankings || ' has the name of a result column ('
+                     || array_to_string(_ndcg_report_columns(), ', ')
+                     || '): rename it in a view')
            WHEN null_keys THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
                      || item_col || ' or ' || coalesce(score_col, position_col)
@@ -879,7 +894,8 @@ list_transform(
 -- 0 < p < 1 (internal). Solves P(T > q) = a, a = min(p, 1 - p), by Newton's method on
 -- ln P(T > e^u) - ln a in u = ln q (linear in u in the polynomial tails, so the steps stay
 -- sane for df near 1): 8 steps from the Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5)
--- around the normal quantile of Abramowitz & Stegun 26.2.23. Each step evaluates the exact CDF
+-- around the normal quantile of Abramowitz & Stegun 26.2.23 (near the median, where that is
+-- below 0.1, from the tangent at 0). Each step evaluates the exact CDF
 -- (_ndcg_t_cdf); the result matches scipy.stats.t.ppf to about 1e-12 relative (1e-9 at
 -- df = 1e6, where lgamma limits the CDF itself).
 CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df) AS
@@ -902,11 +918,14 @@ CASE
                                                   - 0.5 * ln(s.df * pi())
                                                   - (s.df + 1.0) / 2.0
                                                     * _ndcg_log1p(exp(2.0 * u) / s.df))))[1],
-            ln(greatest(s.z, 1e-3)
+            ln(CASE WHEN s.z < 0.1  -- near the median: the tangent at 0
+                    THEN (0.5 - s.a) * sqrt(s.df * pi())
+                         / exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0))
+                    ELSE s.z
                + (pow(s.z, 3) + s.z) / (4.0 * s.df)
                + (5.0 * pow(s.z, 5) + 16.0 * pow(s.z, 3) + 3.0 * s.z) / (96.0 * pow(s.df, 2))
                + (3.0 * pow(s.z, 7) + 19.0 * pow(s.z, 5) + 17.0 * pow(s.z, 3) - 15.0 * s.z)
-                 / (384.0 * pow(s.df, 3)))::DOUBLE)))[1]
+                 / (384.0 * pow(s.df, 3)) END)::DOUBLE)))[1]
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -945,39 +964,44 @@ list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- e
   {%- set statement -%}{% raw %}
 -- _ndcg_trec_lines(path, kind) -> TABLE(query_id, item_id, value DOUBLE)
 -- The checked lines of a TREC file (internal; behind read_qrels and read_trec_run). kind 'qrels':
--- "query_id iteration item_id grade", value = grade; kind 'run': "query_id Q0 item_id rank score
--- tag", value = score. Every line is checked whichever columns a query selects (the checks are a
+-- "query_id iteration item_id grade", value = grade (exactly 4 fields); kind 'run': "query_id Q0
+-- item_id rank score tag", value = score (6 fields; any after the tag are ignored, as trec_eval
+-- ignores them). Every line is checked whichever columns a query selects (the checks are a
 -- filter, which the optimiser cannot prune): the field count, a value that is not a finite number,
--- an item given twice for one query (naming both lines).
+-- an item given twice for one query (naming both lines). With several bad lines, the error names
+-- the first.
 CREATE OR REPLACE MACRO _ndcg_trec_lines(path, kind) AS TABLE
 SELECT query_id, item_id, value
 FROM (
-    SELECT
-        fields[1] AS query_id,
-        fields[3] AS item_id,
-        TRY_CAST(fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] AS DOUBLE) AS value,
-        CASE
-            WHEN len(fields) <> CASE kind WHEN 'qrels' THEN 4 ELSE 6 END THEN
-                error('duckdb_ndcg: ' || path || ' line ' || line_no || ': a ' || kind || ' line has '
-                      || CASE kind WHEN 'qrels' THEN '4 fields (query_id iteration item_id grade)'
-                              ELSE '6 fields (query_id Q0 item_id rank score tag)' END
-                      || ', got ' || len(fields))
-            WHEN value IS NULL OR isnan(value) OR isinf(value) THEN
-                error('duckdb_ndcg: ' || path || ' line ' || line_no || ': '
-                      || CASE kind WHEN 'qrels' THEN 'grade' ELSE 'score' END || ' '''
-                      || fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] || ''' is not a finite number')
-            WHEN count(*) OVER (PARTITION BY fields[1], fields[3]) > 1 THEN
-                error('duckdb_ndcg: ' || path || ': item ''' || fields[3] || ''' is '
-                      || CASE kind WHEN 'qrels' THEN 'judged' ELSE 'listed' END || ' more than '
-                      || 'once for query ''' || fields[1] || ''' (lines '
-                      || array_to_string(list_sort(list(line_no) OVER (PARTITION BY fields[1], fields[3])),
-                                         ', ')
-                      || ')')
-            ELSE true
-        END AS line_ok
-    FROM _ndcg_read_fields(path)
+    SELECT *, arg_min(problem, line_no) FILTER (WHERE problem IS NOT NULL) OVER () AS first_problem
+    FROM (
+        SELECT
+            line_no,
+            fields[1] AS query_id,
+            fields[3] AS item_id,
+            TRY_CAST(fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] AS DOUBLE) AS value,
+            CASE
+                WHEN (kind = 'qrels' AND len(fields) <> 4) OR (kind = 'run' AND len(fields) < 6) THEN
+                    path || ' line ' || line_no || ': a ' || kind || ' line has '
+                    || CASE kind WHEN 'qrels' THEN '4 fields (query_id iteration item_id grade)'
+                            ELSE '6 fields (query_id Q0 item_id rank score tag)' END
+                    || ', got ' || len(fields)
+                WHEN value IS NULL OR isnan(value) OR isinf(value) THEN
+                    path || ' line ' || line_no || ': '
+                    || CASE kind WHEN 'qrels' THEN 'grade' ELSE 'score' END || ' '''
+                    || fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] || ''' is not a finite number'
+                WHEN count(*) OVER (PARTITION BY fields[1], fields[3]) > 1 THEN
+                    path || ': item ''' || fields[3] || ''' is '
+                    || CASE kind WHEN 'qrels' THEN 'judged' ELSE 'listed' END || ' more than '
+                    || 'once for query ''' || fields[1] || ''' (lines '
+                    || array_to_string(list_sort(list(line_no) OVER (PARTITION BY fields[1], fields[3])),
+                                       ', ')
+                    || ')'
+            END AS problem
+        FROM _ndcg_read_fields(path)
+    )
 )
-WHERE line_ok{% endraw %}{%- endset -%}
+WHERE CASE WHEN first_problem IS NULL THEN true ELSE error('duckdb_ndcg: ' || first_problem) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
@@ -1489,7 +1513,8 @@ FROM _ndcg_trec_lines(path, 'qrels'){% endraw %}{%- endset -%}
 -- Reads a TREC run file ("query_id Q0 item_id rank score tag" per line, whitespace-separated:
 -- spaces or tabs; blank lines are skipped). rnk follows trec_eval's order: score descending, then
 -- item_id descending; the file's own rank column is ignored, as trec_eval ignores it. Errors name
--- the line: not 6 fields, a score that is not a finite number, an item listed twice for one query
+-- the first bad line: fewer than 6 fields (fields after the tag are ignored, as in trec_eval), a
+-- score that is not a finite number, an item listed twice for one query
 -- (naming both lines; fatal in trec_eval too). Every line is checked whichever columns the query
 -- selects.
 -- Example: SELECT query_id, item_id, rnk FROM read_trec_run('run.txt') WHERE rnk <= 10;
