@@ -27,6 +27,14 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+# Superset's documented DuckDB install, plus what the 6.1.0 wheel lacks to start: rich, cachetools
+# and flask-caching 2.3.1 (the docstring's pip line; the test lane installs exactly these)
+SUPERSET = [
+    "apache-superset[duckdb]==6.1.0",
+    "rich",
+    "cachetools",
+    "flask-caching==2.3.1",
+]
 DATABASE = "ndcg"
 DATASET = "judged_run"
 METRIC = {

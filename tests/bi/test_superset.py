@@ -27,14 +27,7 @@ sys.path.insert(0, str(RECIPE))
 import build_db
 import recipe
 
-# Superset's documented DuckDB install; rich, cachetools and flask-caching 2.3.1 are missing from
-# (or too new in) the wheel's own requirements for `superset` to start.
-PINS = [
-    "apache-superset[duckdb]==6.1.0",
-    "rich>=13",
-    "cachetools>=5",
-    "flask-caching==2.3.1",
-]
+PINS = recipe.SUPERSET  # the install the recipe documents
 
 pytestmark = [
     pytest.mark.superset,

@@ -30,6 +30,7 @@ EXAMPLES = ROOT / "examples" / "use_from"
 sys.path.insert(0, str(ROOT / "examples" / "superset"))
 
 import build_db
+import recipe
 
 # The shared log: q1 (mobile) grades 1, 0, 3 at positions 1-3; q2 (desktop) 0, 0, 2; q3 (mobile) 0, 1.
 Q1_AT_3 = (1 + 3 / 2) / (3 + 1 / log2(3))
@@ -232,3 +233,11 @@ def test_readme_pooling_numbers(tmp_path: Path) -> None:
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert f"plain `ndcg` gives {pooled} overall)" in readme
     assert f"the mean over queries is {mean}" in readme
+
+
+def test_superset_recipe_documents_what_the_lane_installs() -> None:
+    """The recipe's pip line (README, docstring) is the install tests/bi runs (opt-in)."""
+    pip_line = next(line for line in recipe.__doc__.splitlines() if "pip install" in line)
+    assert pip_line.split() == ["pip", "install", *(f"'{p}'" if "=" in p or "[" in p else p
+                                                    for p in recipe.SUPERSET)]  # fmt: skip
+    assert f"SQL expression\n              {recipe.METRIC['expression']}\n" in recipe.__doc__
