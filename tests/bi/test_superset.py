@@ -1,4 +1,4 @@
-"""Apache Superset 6.1 for real: its own venv, started on 127.0.0.1, the recipe through its REST API.
+"""Apache Superset 6.1 for real: its own venv, started on 127.0.0.1, the recipe via its REST API.
 
 Opt-in (installing Superset takes about a minute): ``bash examples/superset/run.sh``, or
 ``DUCKDB_NDCG_SUPERSET=1 python -m pytest tests/bi -m superset``. The venv is kept in

@@ -1,4 +1,4 @@
-"""mean_ndcg: the mean over queries of ndcg, whatever a BI tool groups by.
+"""mean_ndcg and its family: the mean over queries of a metric, whatever a BI tool groups by.
 
 The oracle is ndcg itself grouped by (BI group, query) and then averaged per BI group, the way an
 analyst would write it by hand; the hand-computed case checks the numbers from the formulas.
@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 import duckdb_ndcg
 
-GROUPINGS = [[], ["device"], ["day"], ["device", "day"]]
 OPTIONS = [
     "",
     ", gain := 'exponential'",
@@ -46,38 +45,34 @@ def _load(con: duckdb.DuckDBPyConnection, rows: list[tuple]) -> None:
     )
 
 
-def _by_group(con: duckdb.DuckDBPyConnection, sql: str, groups: list[str]) -> dict:
-    return (
-        {tuple(r[:-1]): r[-1] for r in con.execute(sql).fetchall()}
-        if groups
-        else {(): con.execute(sql).fetchone()[0]}
-    )
+SETS = "GROUPING SETS ((), (device), (day), (device, day))"
 
 
-def _compare(
-    con: duckdb.DuckDBPyConnection, k: int | None, options: str, groups: list[str]
-) -> None:
-    cols = ", ".join(f'"{g}"' for g in groups)
-    select = f"{cols}, " if groups else ""
-    group_by = f"GROUP BY {cols}" if groups else ""
+def _compare(con: duckdb.DuckDBPyConnection, k: int | None, options: str, metric: str) -> None:
+    """mean_<metric>(query_id, ...) in each BI group == avg of <metric> per (BI group, query), for
+    the groupings none, device, day, and device and day (one GROUPING SETS query each side)."""
     k_sql = "NULL" if k is None else str(k)
-    measure = _by_group(
-        con,
-        f"SELECT {select}mean_ndcg(query_id, rel, rnk, {k_sql}{options}) FROM judged {group_by}",
-        groups,
-    )
-    per_query = _by_group(
-        con,
-        f"SELECT {select}avg(v) FROM (SELECT {select}query_id, "
-        f"ndcg(rel, rnk, {k_sql}{options}) AS v FROM judged GROUP BY ALL) {group_by}",
-        groups,
-    )
-    assert measure.keys() == per_query.keys()
-    for key, expected in per_query.items():
+    measure = con.execute(
+        f"SELECT GROUPING(device, day), device, day, "
+        f"mean_{metric}(query_id, rel, rnk, {k_sql}{options}) FROM judged GROUP BY {SETS}"
+    ).fetchall()
+    per_query = con.execute(
+        "SELECT g, device, day, avg(v) FROM ("
+        "  SELECT GROUPING(device, day) AS g, device, day,"
+        f"         {metric}(rel, rnk, {k_sql}{options}) AS v"
+        "   FROM judged GROUP BY GROUPING SETS ((query_id), (device, query_id), (day, query_id),"
+        "                                       (device, day, query_id))"
+        ") GROUP BY g, device, day"
+    ).fetchall()
+    measure_by = {tuple(row[:3]): row[3] for row in measure}
+    expected_by = {tuple(row[:3]): row[3] for row in per_query}
+    assert measure_by.keys() == expected_by.keys()
+    assert {key[0] for key in expected_by} == {0, 1, 2, 3}  # every grouping is there
+    for key, expected in expected_by.items():
         if expected is None:  # every query of the group has an empty ideal and empty_ideal NULL
-            assert measure[key] is None, (key, options)
+            assert measure_by[key] is None, (key, options)
         else:
-            assert measure[key] == pytest.approx(expected, abs=1e-12), (key, options)
+            assert measure_by[key] == pytest.approx(expected, abs=1e-12), (key, options)
 
 
 @settings(max_examples=40, deadline=None)
@@ -92,8 +87,7 @@ def test_mean_ndcg_is_the_mean_of_per_query_ndcg_under_every_grouping(
     with duckdb.connect() as con:
         duckdb_ndcg.register(con)
         _load(con, rows)
-        for groups in GROUPINGS:
-            _compare(con, k, options, groups)
+        _compare(con, k, options, "ndcg")
 
 
 def test_mean_ndcg_default_k_is_10(con: duckdb.DuckDBPyConnection) -> None:
@@ -144,3 +138,32 @@ def test_mean_ndcg_of_no_rows_is_null(con: duckdb.DuckDBPyConnection) -> None:
     assert con.execute(
         "SELECT mean_ndcg(q, rel, rnk) FROM (VALUES (1, 1, 1)) v(q, rel, rnk) WHERE q > 1"
     ).fetchone() == (None,)
+
+
+FAMILY = ["precision_at_k", "recall_at_k", "hit_rate", "reciprocal_rank", "average_precision"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rows=st.lists(ROW, min_size=1, max_size=40),
+    k=st.sampled_from([None, 1, 3, 10]),
+    threshold=st.sampled_from([1, 2]),
+    metric=st.sampled_from(FAMILY),
+)
+def test_mean_family_is_the_mean_of_per_query_values(
+    rows: list[tuple], k: int | None, threshold: int, metric: str
+) -> None:
+    # ties broken by item: hit_rate, reciprocal_rank and average_precision refuse averaged ties
+    options = f", threshold := {threshold}, ties := 'key', tie_key := item"
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        _load(con, rows)
+        _compare(con, k, options, metric)
+
+
+def test_mean_family_reports_the_metric_errors(con: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match="ties"):
+        con.execute(
+            "SELECT mean_reciprocal_rank(q, rel, rnk, 2) "
+            "FROM (VALUES (1, 1, 1), (1, 0, 1), (2, 1, 1)) v(q, rel, rnk)"
+        ).fetchall()

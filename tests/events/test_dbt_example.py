@@ -20,7 +20,7 @@ PROJECT = ROOT / "examples" / "dbt_project"
 PACKAGE = ROOT / "dbt" / "duckdb_ndcg"
 BIN = Path(sys.executable).parent
 
-# Grades by the dbt seed, re-derived here from the raw events without event_relevance or ndcg_report.
+# Grades by the dbt seed, re-derived from the raw events without event_relevance or ndcg_report.
 ORACLE = """
 WITH grades AS (
     SELECT e.query_id, e.item_id, max(s.grade) AS rel

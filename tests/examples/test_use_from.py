@@ -1,4 +1,4 @@
-"""examples/use_from: every "Use it from..." example of the README run for real, its numbers checked.
+"""examples/use_from: each "Use it from..." example of the README run for real, its numbers checked.
 
 The small examples (polars, ibis, jupysql) share one judged log whose NDCG values are written here
 from the formulas; Spark and Node run in their own processes (a JVM, node) on generated logs and are
@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT / "examples" / "superset"))
 import build_db
 import recipe
 
-# The shared log: q1 (mobile) grades 1, 0, 3 at positions 1-3; q2 (desktop) 0, 0, 2; q3 (mobile) 0, 1.
+# The shared log: q1 (mobile) grades 1, 0, 3 at positions 1-3; q2 (desktop) 0, 0, 2;
+# q3 (mobile) 0, 1.
 Q1_AT_3 = (1 + 3 / 2) / (3 + 1 / log2(3))
 Q2_AT_3 = (2 / 2) / 2
 Q3_AT_3 = (1 / log2(3)) / 1
@@ -225,7 +226,8 @@ def test_readme_pooling_numbers(tmp_path: Path) -> None:
     build_db.build(path)  # the recipe's default, 600 queries
     with duckdb.connect(str(path), read_only=True) as con:
         rows = con.execute(
-            "SELECT device, round(ndcg(rel, rnk, 10), 2), round(mean_ndcg(query_id, rel, rnk, 10), 2)"
+            "SELECT device, round(ndcg(rel, rnk, 10), 2), "
+            "round(mean_ndcg(query_id, rel, rnk, 10), 2)"
             " FROM judged_run GROUP BY ROLLUP (device) ORDER BY device NULLS LAST"
         ).fetchall()
     pooled = " / ".join(f"{p:.2f}" for _, p, _ in rows[:-1]) + f" per device ({rows[-1][1]:.2f}"
