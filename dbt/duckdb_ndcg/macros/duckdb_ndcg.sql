@@ -1267,6 +1267,52 @@ coalesce(
     empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                        tie_key := NULL) -> DOUBLE  [aggregate]
+-- MAP, the mean average precision over the queries of a group. A BI-safe measure like mean_ndcg:
+-- each query_id's rows form one ranking, scored by average_precision(rel, rnk, k, ...); the
+-- group's value is the avg over its queries, whatever a chart groups by (average_precision alone
+-- would take a chart's whole group as ONE ranking). Parameters, defaults and errors are
+-- average_precision's. Memory linear in the group's rows.
+-- Example: SELECT device, mean_average_precision(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1,
+                                               ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by average_precision itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT average_precision(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                                ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_row.q
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--               tie_key := NULL) -> DOUBLE  [aggregate]
+-- Hit rate@k over the queries of a group: the share of queries with a relevant row among their
+-- first k. A BI-safe measure like mean_ndcg: each query_id's rows form one ranking, scored by
+-- hit_rate(rel, rnk, k, ...); the group's value is the avg over its queries, whatever a chart
+-- groups by (hit_rate alone would take a chart's whole group as ONE ranking). Parameters,
+-- defaults and errors are hit_rate's. Memory linear in the group's rows.
+-- Example: SELECT device, mean_hit_rate(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1,
+                                      ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by hit_rate itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT hit_rate(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                       ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_row.q
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
 --      empty_ideal := 0.0, clamp_k := false, full_ideal := false, negative := 'error')
 --   -> DOUBLE  [aggregate]
@@ -1322,6 +1368,111 @@ CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear',
         SELECT ndcg(_ndcg_row.rel, _ndcg_row.rnk, k, gain := gain, ties := ties,
                     tie_key := _ndcg_row.tie_key, log_base := log_base, empty_ideal := empty_ideal,
                     clamp_k := clamp_k, full_ideal := full_ideal, negative := negative) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_row.q
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
+--   [aggregate]
+-- Precision@k (named precision_at_k because PRECISION is an SQL keyword): relevant rows
+-- (rel >= threshold) among the first k returned, divided by k
+-- (trec_eval P_k: the denominator stays k when fewer rows were returned); k NULL divides by the
+-- number of returned rows. With ties = 'average' a tie group straddling k counts its mean.
+-- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                                  tie_key := NULL) AS
+coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+         / nullif(coalesce(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                     tie_key := NULL) -> DOUBLE  [aggregate]
+-- Mean precision@k over the queries of a group. A BI-safe measure like mean_ndcg: each query_id's
+-- rows form one ranking, scored by precision_at_k(rel, rnk, k, ...); the group's value is the avg
+-- over its queries, whatever a chart groups by (precision_at_k alone would take a chart's whole
+-- group as ONE ranking). Parameters, defaults and errors are precision_at_k's. Memory linear in
+-- the group's rows.
+-- Example: SELECT device, mean_precision_at_k(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
+                                            ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by precision_at_k itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT precision_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                             ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_row.q
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
+--   [aggregate]
+-- Recall@k: relevant rows (rel >= threshold) among the first k returned, divided by all relevant
+-- judged rows of the group, returned or not (trec_eval recall_k); 0 when nothing is relevant.
+-- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                               tie_key := NULL) AS
+coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+         / nullif(sum(_ndcg_relevant(rel, threshold)), 0), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                  tie_key := NULL) -> DOUBLE  [aggregate]
+-- Mean recall@k over the queries of a group. A BI-safe measure like mean_ndcg: each query_id's
+-- rows form one ranking, scored by recall_at_k(rel, rnk, k, ...); the group's value is the avg
+-- over its queries, whatever a chart groups by (recall_at_k alone would take a chart's whole
+-- group as ONE ranking). Parameters, defaults and errors are recall_at_k's. Memory linear in the
+-- group's rows.
+-- Example: SELECT device, mean_recall_at_k(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
+                                         ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by recall_at_k itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT recall_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                          ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_row.q
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
+--   -> DOUBLE  [aggregate]
+-- 1 / position of the first relevant row (rel >= threshold) among the first k returned, 0.0 when
+-- there is none (trec_eval recip_rank). Averaged over queries it is MRR. Tied rank keys within the
+-- first k + 1 rows need ties := 'key'.
+-- Example: SELECT avg(rr) AS mrr FROM (SELECT reciprocal_rank(rel, rnk) AS rr FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                                        tie_key := NULL) AS
+coalesce(1.0 / list_position(
+    _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'reciprocal_rank'), 1), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                      tie_key := NULL) -> DOUBLE  [aggregate]
+-- MRR, the mean reciprocal rank over the queries of a group. A BI-safe measure like mean_ndcg:
+-- each query_id's rows form one ranking, scored by reciprocal_rank(rel, rnk, k, ...); the group's
+-- value is the avg over its queries, whatever a chart groups by (reciprocal_rank alone would take
+-- a chart's whole group as ONE ranking). Parameters, defaults and errors are reciprocal_rank's.
+-- Memory linear in the group's rows.
+-- Example: SELECT device, mean_reciprocal_rank(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1,
+                                             ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by reciprocal_rank itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT reciprocal_rank(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                              ties := ties, tie_key := _ndcg_row.tie_key) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
         GROUP BY _ndcg_row.q
     ) AS _ndcg_per_query
@@ -1451,19 +1602,6 @@ list_transform(
                    dropped: s.dropped})[1])[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
---   [aggregate]
--- Precision@k (named precision_at_k because PRECISION is an SQL keyword): relevant rows
--- (rel >= threshold) among the first k returned, divided by k
--- (trec_eval P_k: the denominator stays k when fewer rows were returned); k NULL divides by the
--- number of returned rows. With ties = 'average' a tie group straddling k counts its mean.
--- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
-CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                  tie_key := NULL) AS
-coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
-         / nullif(coalesce(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- randomization_test(b, a, resamples := 10000, seed := 42)
 --   -> STRUCT(n BIGINT, mean_diff, p_value DOUBLE, dropped BIGINT)  [aggregate]
 -- Fisher's paired randomization (sign-flip) test of B against A over a group's rows, one row per
@@ -1522,29 +1660,6 @@ CREATE OR REPLACE MACRO read_trec_run(path) AS TABLE
 SELECT query_id, item_id, value AS score,
        row_number() OVER (PARTITION BY query_id ORDER BY value DESC, item_id DESC) AS rnk
 FROM _ndcg_trec_lines(path, 'run'){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
---   [aggregate]
--- Recall@k: relevant rows (rel >= threshold) among the first k returned, divided by all relevant
--- judged rows of the group, returned or not (trec_eval recall_k); 0 when nothing is relevant.
--- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
-CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                               tie_key := NULL) AS
-coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
-         / nullif(sum(_ndcg_relevant(rel, threshold)), 0), 0.0){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
---   -> DOUBLE  [aggregate]
--- 1 / position of the first relevant row (rel >= threshold) among the first k returned, 0.0 when
--- there is none (trec_eval recip_rank). Averaged over queries it is MRR. Tied rank keys within the
--- first k + 1 rows need ties := 'key'.
--- Example: SELECT avg(rr) AS mrr FROM (SELECT reciprocal_rank(rel, rnk) AS rr FROM judged_run GROUP BY query_id);
-CREATE OR REPLACE MACRO reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                        tie_key := NULL) AS
-coalesce(1.0 / list_position(
-    _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'reciprocal_rank'), 1), 0.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- sign_test(b, a) -> STRUCT(n, wins, losses BIGINT, p_value DOUBLE, dropped BIGINT)  [aggregate]
