@@ -161,9 +161,10 @@ def test_mean_family_is_the_mean_of_per_query_values(
         _compare(con, k, options, metric)
 
 
-def test_mean_family_reports_the_metric_errors(con: duckdb.DuckDBPyConnection) -> None:
-    with pytest.raises(duckdb.Error, match="ties"):
+@pytest.mark.parametrize("metric", FAMILY)
+def test_mean_family_reports_the_metric_errors(con: duckdb.DuckDBPyConnection, metric: str) -> None:
+    with pytest.raises(duckdb.Error, match="needs tie_key"):
         con.execute(
-            "SELECT mean_reciprocal_rank(q, rel, rnk, 2) "
-            "FROM (VALUES (1, 1, 1), (1, 0, 1), (2, 1, 1)) v(q, rel, rnk)"
+            f"SELECT mean_{metric}(q, rel, rnk, 2, ties := 'key') "
+            "FROM (VALUES (1, 1, 1), (1, 0, 2), (2, 1, 1)) v(q, rel, rnk)"
         ).fetchall()
