@@ -21,13 +21,15 @@ CASE
                  - _ndcg_lbeta(s.a, s.b))
              / s.a
              / (1.0 + list_reduce(
-                 range(200 + ceil(4 * sqrt(least(s.a, s.b)))::BIGINT, 0, -1)::DOUBLE[],
+                 -- the start value 0 leads the list, not a third argument: DuckDB 1.4/1.5's
+                 -- list_reduce with a start value mixes rows up when the lists' lengths differ
+                 list_concat([0.0::DOUBLE],
+                             range(200 + ceil(4 * sqrt(least(s.a, s.b)))::BIGINT, 0, -1)::DOUBLE[]),
                  lambda acc, j: CASE WHEN j % 2 = 1
                      THEN -(s.a + floor(j / 2)) * (s.a + s.b + floor(j / 2)) * s.x
                           / ((s.a + 2 * floor(j / 2)) * (s.a + 2 * floor(j / 2) + 1))
                      ELSE floor(j / 2) * (s.b - floor(j / 2)) * s.x
                           / ((s.a + 2 * floor(j / 2) - 1) * (s.a + 2 * floor(j / 2)))
-                     END / (1.0 + acc),
-                 0.0::DOUBLE))],
+                     END / (1.0 + acc)))],
             lambda v: CASE WHEN s.flip THEN 1.0 - v ELSE v END)[1])[1]
 END;

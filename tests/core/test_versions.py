@@ -94,3 +94,23 @@ def test_cli_db_path_with_a_quote(tmp_path: Path) -> None:
     with duckdb.connect() as con:
         ndcg = con.execute("SELECT ndcg FROM read_csv(?)", [str(out)]).fetchone()[0]
     assert ndcg == pytest.approx((3 / 1.5849625007211562) / (3 / 1.0), abs=1e-12)
+
+
+def test_rows_of_different_depth_do_not_mix(con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB 1.4/1.5's list_reduce with a start value mixes rows up when the lists' lengths
+    differ (the continued fraction of _ndcg_betainc has a depth per row): sign_test over several
+    groups at once must give each group's own p-value."""
+    con.execute(
+        "CREATE TABLE pairs AS SELECT g, CASE WHEN i < w THEN 1.0 ELSE 0.0 END AS b, 0.5 AS a "
+        "FROM (VALUES (0, 127, 268), (1, 130, 322), (2, 174, 315), (3, 44, 75)) AS v(g, w, n), "
+        "range(n) AS r(i)"
+    )
+    together = con.execute(
+        "SELECT g, sign_test(b, a).p_value FROM pairs GROUP BY g ORDER BY g"
+    ).fetchall()
+    alone = [
+        (g, con.execute("SELECT sign_test(b, a).p_value FROM pairs WHERE g = ?", [g]).fetchone()[0])
+        for g in range(4)
+    ]
+    assert together == alone
+    assert alone[1][1] == pytest.approx(0.0006524799822370038, rel=1e-9)  # scipy binomtest
