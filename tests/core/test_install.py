@@ -368,3 +368,24 @@ def test_attached_metrics_file_through_search_path(tmp_path: Path) -> None:
             "SELECT k, queries FROM ndcg_summary('shown', 'events', k := [1, 3]) ORDER BY k"
         ).fetchall()
     assert summary == [(1, 3), (3, 3)]
+
+
+def test_cli_install_refuses_and_replaces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from duckdb_ndcg import cli
+
+    parquet = tmp_path / "shown.parquet"
+    duckdb.sql("SELECT 1 AS position").write_parquet(str(parquet))
+    assert cli.main(["install", str(parquet)]) == 2
+    err = capsys.readouterr().err
+    assert "shown.parquet is a Parquet file, not a DuckDB database" in err
+    assert len(err.strip().splitlines()) == 1
+    path = tmp_path / "user.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE MACRO hit_rate(a) AS a")
+    assert cli.main(["install", str(path)]) == 2
+    assert "hit_rate" in capsys.readouterr().err
+    assert cli.main(["install", str(path), "--replace"]) == 0
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
