@@ -88,8 +88,9 @@ def test_welch_ttest_equals_scipy(con: duckdb.DuckDBPyConnection, conf: float) -
         b = np.clip(rng.beta(2, 3, nb) * rng.uniform(0.3, 1.5), 0, 1)
         cases.append((g, b, a))
         rows += [(g, v, False) for v in a] + [(g, v, True) for v in b]
-    con.execute("CREATE TABLE arms(g INT, v DOUBLE, is_b BOOLEAN)")
-    con.executemany("INSERT INTO arms VALUES (?, ?, ?)", rows)
+    cols = [list(c) for c in zip(*rows, strict=True)]
+    con.execute("CREATE TABLE arms AS SELECT unnest(?)::INT AS g, unnest(?)::DOUBLE AS v, "
+                "unnest(?)::BOOLEAN AS is_b", cols)
     got = dict(con.execute(
         "SELECT g, welch_ttest(v, is_b, conf := ?) FROM arms GROUP BY g", [conf]).fetchall())
     worst = {"t": 0.0, "df": 0.0, "p_value": 0.0, "ci": 0.0}
@@ -136,7 +137,7 @@ def test_normal_cdf(con: duckdb.DuckDBPyConnection) -> None:
 def test_wilcoxon_equals_scipy(con: duckdb.DuckDBPyConnection) -> None:
     rng = np.random.default_rng(4)
     cases = []
-    for g in range(2000):
+    for g in range(1200):  # scipy's own permutation test (n <= 13 with ties) takes most of the time
         n = int(rng.choice([1, 2, 5, 9, 12, 13, 14, 20, 40, 49, 50, 51, 80, 300]))
         a = rng.beta(2, 3, n)
         b = np.clip(a + rng.normal(rng.normal(0, 0.05), 0.2, n), 0, 1)
@@ -162,7 +163,7 @@ def test_wilcoxon_equals_scipy(con: duckdb.DuckDBPyConnection) -> None:
         assert r["statistic"] == pytest.approx(want.statistic, abs=1e-9)
         worst = max(worst, _close(r["p_value"], want.pvalue))
     print("wilcoxon_test vs scipy.stats.wilcoxon, max p difference:", worst, methods)
-    assert worst < TOL and min(methods.values()) > 300
+    assert worst < TOL and min(methods.values()) > 200
 
 
 def test_sign_test_and_win_tie_loss(con: duckdb.DuckDBPyConnection) -> None:
