@@ -11,22 +11,7 @@
 -- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
-          AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
-    -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
-    -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
-    list_transform(
-        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
-          grades: CASE WHEN ties = 'key'
-                       THEN _ndcg_top_grades(rel, rnk, _ndcg_read_depth(k), ties, tie_key) END,
-          rows: _ndcg_gained_rows(rel, rnk, gain, ties),
-          m: least(_ndcg_checked_k(k), count(rnk)),
-          tie_keys: _ndcg_tie_keys(rnk, _ndcg_read_depth(k), ties)}],
-        lambda r: _ndcg_dcg_at(
-            r.keys, r.grades, r.rows, r.m,
-            -- every key of the group: kept apart when only the top keys are (NULL otherwise)
-            len(list_filter(coalesce(r.tie_keys, r.keys), lambda x: x = r.keys[r.m])),
-            coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
-                                             lambda x: x.g)), 0.0),
-            gain, log_base))[1]
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, log_base,
+              negative)
 END;

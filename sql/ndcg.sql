@@ -14,16 +14,7 @@
 CREATE OR REPLACE MACRO ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                              log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
                              negative := 'error') AS
-coalesce(
-    dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := log_base,
-        negative := negative)
-    / nullif(_ndcg_sum_discounted(
-        -- with averaged ties, dcg already holds every non-zero gain (judged rows it did not
-        -- return too): their sorted gains are the ideal ranking, with no aggregate of its own
-        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
-             THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
-                                                   lambda x: x.g))
-             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
-        END,
-        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
-    empty_ideal);
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_ndcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
+               log_base, empty_ideal, clamp_k, full_ideal, negative)
+END;

@@ -6,8 +6,8 @@ CASE
         error('duckdb_ndcg: threshold must be a finite number, got '
               || coalesce(threshold::VARCHAR, 'NULL'))
     WHEN rel IS NULL THEN 0
-    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
+    WHEN NOT isfinite(_ndcg_number(rel, 'rel')) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN rel >= threshold THEN 1
+    WHEN _ndcg_number(rel, 'rel') >= threshold THEN 1
     ELSE 0
 END;

@@ -152,7 +152,7 @@ CASES: list[tuple[str, str, str]] = [
     (
         "gain-map-missing-ideal",
         f"SELECT ndcg(rel, rnk, gain := MAP {{2: 3}}) {rows(GOOD)}",
-        r"grade 0 is not in the gain map",
+        r"grade 0(\.0)? is not in the gain map",
     ),
     (
         "ties-key-without-tie-key",
@@ -216,7 +216,7 @@ CASES: list[tuple[str, str, str]] = [
     (
         "exponential-overflow",
         f"SELECT ndcg(rel, rnk, 10, gain := 'exponential') {rows(EXP_1024)}",
-        r"grade 1024 is too large for gain 'exponential'.*below 997",
+        r"grade 1024(\.0)? is too large for gain 'exponential'.*below 997",
     ),
     (
         "exponential-overflow-list",
@@ -234,6 +234,20 @@ CASES: list[tuple[str, str, str]] = [
         for v in ("nan", "inf")
     ],
     ("gain-map-nan-list", "SELECT list_dcg([1], gain := MAP {1: 'nan'::DOUBLE})", r"has a NaN"),
+    # text grades compared alphabetically, text or date keys failed deep inside a macro
+    *[
+        (f"{what}-{kind}-{agg.split('(')[0]}", f"SELECT {agg} FROM (VALUES ({rel}, {rnk})) AS v(rel, rnk)",
+         rf"{what} must be a number, got {kind}")
+        for agg in ("ndcg(rel, rnk, 10)", "dcg(rel, rnk)", "cg(rel, rnk)", "precision_at_k(rel, rnk, 5)",
+                    "hit_rate(rel, rnk, 5)", "average_precision(rel, rnk)")
+        for what, kind, rel, rnk in (
+            ("rel", "VARCHAR", "'3'", "1"),
+            ("rnk", "VARCHAR", "3", "'a'"),
+            ("rnk", "DATE", "3", "DATE '2024-01-01'"),
+            ("rnk", "TIMESTAMP", "3", "TIMESTAMP '2024-01-01 10:00'"),
+        )
+    ],
+    ("rel-VARCHAR-idcg", "SELECT idcg(rel) FROM (VALUES ('3')) AS v(rel)", r"rel must be a number"),
     ("threshold-nan", f"SELECT precision_at_k(rel, rnk, 1, threshold := 'nan') {rows(GOOD)}",
      r"threshold must be a finite number, got nan"),
 ]
@@ -313,12 +327,6 @@ QRELS_OK = "q1 0 d1 1\n"
         ),
         (
             "read_trec_run",
-            RUN_OK + "q1 Q0 d2 2 1.0 run extra\n",
-            "query_id",
-            r"line 2: a run line has 6 fields .* got 7",
-        ),
-        (
-            "read_trec_run",
             RUN_OK + "q1 Q0 d2 2 high run\n",
             "item_id, rnk",
             r"line 2: score 'high' is not a finite number",
@@ -361,7 +369,6 @@ QRELS_OK = "q1 0 d1 1\n"
         "run-duplicate-pruned-columns",
         "run-duplicate-count",
         "run-5-fields",
-        "run-7-fields",
         "run-score-text",
         "run-score-nan",
         "run-score-inf",
