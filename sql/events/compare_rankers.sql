@@ -1,33 +1,69 @@
--- compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [], ...every other
---                 ndcg_report parameter)
+-- compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [], query_set := 'both',
+--                 missing := 'zero', ...every other ndcg_report parameter)
 --   -> TABLE(<query_col>, <slice_by columns>, k BIGINT, ndcg_a, ndcg_b, diff DOUBLE,
---            mean_diff DOUBLE, queries BIGINT)
+--            mean_diff DOUBLE, queries BIGINT, filled VARCHAR, queries_filled,
+--            queries_dropped BIGINT)
 -- Two rankers judged by the same events: NDCG@k of each per (slice, query), diff = ndcg_b -
 -- ndcg_a (positive: B is better), and mean_diff, the mean of diff over the queries of the slice
 -- and cutoff (equal to mean NDCG of B minus mean NDCG of A on those queries).
--- Query set: queries shown by both rankers (a query only one ranker showed is left out, because
--- its difference is undefined); `queries` counts them. Both tables use the same column names.
+--   query_set  which (slice, query) pairs are compared: 'both' (shown by both rankers), 'either'
+--              (shown by at least one), 'a' (shown by A), 'b' (shown by B).
+--   missing    a query of the set that one ranker did not show: 'zero' scores it 0 for that
+--              ranker (trec_eval -c) and names the ranker in `filled` ('a' or 'b'; NULL when
+--              both showed it); 'error' makes it an error naming the query.
+-- queries counts the rows of the slice and cutoff, queries_filled those with a filled score,
+-- queries_dropped the queries only one ranker showed that the query set leaves out. Both tables
+-- use the same column names.
 -- Example: SELECT * FROM compare_rankers('ranker_a', 'ranker_b', 'events', k := [5, 10]);
 CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
-                                        slice_by := []::VARCHAR[],
-                                        query_col := 'query_id', item_col := 'item_id',
+                                        slice_by := []::VARCHAR[], query_set := 'both',
+                                        missing := 'zero', query_col := 'query_id',
+                                        item_col := 'item_id',
                                         position_col := 'position', score_col := NULL,
                                         ties := 'average', gain := 'linear', log_base := 2,
                                         empty_ideal := 0.0, duplicates := 'error',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-SELECT unnest(a._key), a._k AS k, a.ndcg AS ndcg_a, b.ndcg AS ndcg_b, b.ndcg - a.ndcg AS diff,
-       avg(b.ndcg - a.ndcg) OVER (PARTITION BY a._slice, a._k) AS mean_diff,
-       count(*) OVER (PARTITION BY a._slice, a._k) AS queries
+SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff,
+       avg(ndcg_b - ndcg_a) OVER (PARTITION BY _slice, _k) AS mean_diff,
+       count(*) OVER (PARTITION BY _slice, _k) AS queries,
+       filled,
+       count(filled) OVER (PARTITION BY _slice, _k) AS queries_filled,
+       queries_dropped
 FROM (
-    SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
+    SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
+           json_merge_patch(to_json(coalesce(a._key, b._key)), json_object(query_col, NULL))::VARCHAR
+               AS _slice,
+           CASE
+               WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
+                   error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
+                         || coalesce(query_set, 'NULL') || '''')
+               WHEN missing NOT IN ('zero', 'error') THEN
+                   error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
+                         || coalesce(missing, 'NULL') || '''')
+               WHEN a._key IS NULL THEN 'a'
+               WHEN b._key IS NULL THEN 'b'
+           END AS filled,
+           CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
+           CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
+           count(*) FILTER (WHERE (a._key IS NULL AND query_set IN ('both', 'a'))
+                                  OR (b._key IS NULL AND query_set IN ('both', 'b')))
+               OVER (PARTITION BY json_merge_patch(to_json(coalesce(a._key, b._key)),
+                                                   json_object(query_col, NULL))::VARCHAR,
+                                  coalesce(a._k, b._k)) AS queries_dropped
     FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                           mapping, collapse, time_col, unknown)
-) AS a
-JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
-                       score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                       mapping, collapse, time_col, unknown) AS b
-    ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k
+                           mapping, collapse, time_col, unknown) AS a
+    FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
+                                score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                                mapping, collapse, time_col, unknown) AS b
+        ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k
+    QUALIFY (a._key IS NOT NULL OR query_set IN ('either', 'b'))
+            AND (b._key IS NOT NULL OR query_set IN ('either', 'a'))
+)
+WHERE filled IS NULL OR missing = 'zero'
+      OR error('duckdb_ndcg: query ' || to_json(_key) || ' was shown by ranker '
+               || CASE filled WHEN 'a' THEN 'B' ELSE 'A' END || ' only (query_set := '''
+               || query_set || '''; pass missing := ''zero'' to score it 0 for the other)')
 ORDER BY ALL;

@@ -1,11 +1,12 @@
 -- ndcg_summary(rankings, events, k := 10, slice_by := [], ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
---            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE)
+--            queries_without_relevant BIGINT, mean_ndcg_with_relevant, ci_low, ci_high DOUBLE)
 -- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
 -- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
 -- empty_ideal (0.0 by default, so it pulls the mean down; empty_ideal := NULL leaves it out of
 -- mean_ndcg). queries_without_relevant counts them; mean_ndcg_with_relevant is the mean over the
--- other queries, for comparison.
+-- other queries, for comparison. [ci_low, ci_high] is the conf t-interval of mean_ndcg
+-- (conf := 0.95; mean -/+ t quantile x stddev_samp / sqrt(n), NULL below 2 queries).
 -- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
 CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                      query_col := 'query_id', item_col := 'item_id',
@@ -13,12 +14,14 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
                                      ties := 'average', gain := 'linear', log_base := 2,
                                      empty_ideal := 0.0, duplicates := 'error',
                                      event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                     time_col := NULL, unknown := 'error') AS TABLE
+                                     time_col := NULL, unknown := 'error', conf := 0.95) AS TABLE
 SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant']),
        count(*) AS queries,
        avg(_ndcg) AS mean_ndcg,
        count(*) FILTER (WHERE _relevant = 0) AS queries_without_relevant,
-       avg(_ndcg) FILTER (WHERE _relevant > 0) AS mean_ndcg_with_relevant
+       avg(_ndcg) FILTER (WHERE _relevant > 0) AS mean_ndcg_with_relevant,
+       (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_low,
+       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_high
 FROM (
     SELECT unnest(_key), _k AS k, ndcg AS _ndcg, relevant AS _relevant
     FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,

@@ -5,9 +5,10 @@
 -- DOUBLE[] like the accumulator (DuckDB 1.5 requires it).
 CREATE OR REPLACE MACRO _ndcg_subset_sums(weights) AS
 list_reduce(
-    list_transform(weights, lambda w: [w::DOUBLE]),
+    -- the start value [1.0] leads the list, not a third argument: DuckDB 1.4/1.5's list_reduce
+    -- with a start value mixes rows up when the lists' lengths differ
+    list_concat([[1.0]::DOUBLE[]], list_transform(weights, lambda w: [w::DOUBLE])),
     lambda acc, w: list_transform(
         range(len(acc) + w[1]::BIGINT),
         lambda t: CASE WHEN t < len(acc) THEN acc[t + 1] ELSE 0.0 END
-                  + CASE WHEN t >= w[1]::BIGINT THEN acc[t - w[1]::BIGINT + 1] ELSE 0.0 END),
-    [1.0]::DOUBLE[]);
+                  + CASE WHEN t >= w[1]::BIGINT THEN acc[t - w[1]::BIGINT + 1] ELSE 0.0 END));

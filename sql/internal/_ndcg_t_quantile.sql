@@ -18,20 +18,22 @@ CASE
                 + 0.189269 * (-2.0 * ln(least(p, 1.0 - p)))
                 + 0.001308 * pow(sqrt(-2.0 * ln(least(p, 1.0 - p))), 3))}],
         lambda s: exp(list_reduce(
-            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[],
-            lambda u, unused: list_transform(
-                [_ndcg_t_cdf(-exp(u), s.df)],
-                lambda upper: u + (ln(upper) - ln(s.a)) * upper
-                                  / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
-                                                  - 0.5 * ln(s.df * pi())
-                                                  - (s.df + 1.0) / 2.0
-                                                    * _ndcg_log1p(exp(2.0 * u) / s.df))))[1],
-            ln(CASE WHEN s.z < 0.1  -- near the median: the tangent at 0
+            -- the start u = ln q0 leads the list, 8 steps follow (DuckDB 1.4/1.5's list_reduce
+            -- mixes rows up with a start value as third argument)
+            list_concat([ln(CASE WHEN s.z < 0.1  -- near the median: the tangent at 0
                     THEN (0.5 - s.a) * sqrt(s.df * pi())
                          / exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0))
                     ELSE s.z
                + (pow(s.z, 3) + s.z) / (4.0 * s.df)
                + (5.0 * pow(s.z, 5) + 16.0 * pow(s.z, 3) + 3.0 * s.z) / (96.0 * pow(s.df, 2))
                + (3.0 * pow(s.z, 7) + 19.0 * pow(s.z, 5) + 17.0 * pow(s.z, 3) - 15.0 * s.z)
-                 / (384.0 * pow(s.df, 3)) END)::DOUBLE)))[1]
+                 / (384.0 * pow(s.df, 3)) END)::DOUBLE],
+                        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[]),
+            lambda u, unused: list_transform(
+                [_ndcg_t_cdf(-exp(u), s.df)],
+                lambda upper: u + (ln(upper) - ln(s.a)) * upper
+                                  / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
+                                                  - 0.5 * ln(s.df * pi())
+                                                  - (s.df + 1.0) / 2.0
+                                                    * _ndcg_log1p(exp(2.0 * u) / s.df))))[1])))[1]
 END;

@@ -1,0 +1,79 @@
+-- compare_summary(rankings_a, rankings_b, events, k := 10, slice_by := [], test := 't',
+--                 conf := 0.95, correction := 'holm', alpha := 0.05, query_set := 'both',
+--                 missing := 'zero', eps := 0.0, resamples := 10000, seed := 42,
+--                 ...every other ndcg_report parameter)
+--   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_a, mean_b, mean_diff, ci_low,
+--            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, wins, ties, losses,
+--            queries_filled, queries_dropped BIGINT)
+-- Is B better than A? One row per (slice, cutoff) over the per-query NDCG of compare_rankers
+-- (same query_set, missing and report parameters): the means, mean_diff = mean_b - mean_a, its
+-- conf t-interval [ci_low, ci_high] (paired_ttest), the two-sided p-value of `test`, the p-values
+-- corrected across all rows of the result, and B's wins, ties and losses (|diff| <= eps is a tie).
+--   test        't' (paired_ttest), 'wilcoxon' (wilcoxon_test), 'sign' (sign_test),
+--               'randomization' (randomization_test with resamples and seed; costs
+--               resamples x queries per row).
+--   correction  'holm', 'bonferroni', 'bh' (p_adjust; one family: every row of the result) or
+--               'none'; reject = p_adjusted <= alpha in that sense.
+-- queries_filled and queries_dropped are compare_rankers' counts (queries one ranker did not show,
+-- scored 0 for it, or left out).
+-- Example: SELECT * FROM compare_summary('ranker_a', 'ranker_b', 'events', k := [5, 10],
+--                                        slice_by := ['device']);
+CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
+                                        slice_by := []::VARCHAR[], test := 't', conf := 0.95,
+                                        correction := 'holm', alpha := 0.05,
+                                        query_set := 'both', missing := 'zero', eps := 0.0,
+                                        resamples := 10000, seed := 42,
+                                        query_col := 'query_id', item_col := 'item_id',
+                                        position_col := 'position', score_col := NULL,
+                                        ties := 'average', gain := 'linear', log_base := 2,
+                                        empty_ideal := 0.0, duplicates := 'error',
+                                        event_col := 'event_type', mapping := NULL,
+                                        collapse := 'max', time_col := NULL,
+                                        unknown := 'error') AS TABLE
+WITH _ndcg_compare_rows AS (
+    SELECT COLUMNS(lambda c: c NOT IN [query_col, 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
+                                       'queries', 'filled', 'queries_filled', 'queries_dropped']),
+           paired_ttest(ndcg_b, ndcg_a, conf := conf) AS _t,
+           -- the other tests see NULL pairs (nothing to do) unless chosen
+           wilcoxon_test(CASE WHEN test = 'wilcoxon' THEN ndcg_b END, ndcg_a).p_value AS _wilcoxon,
+           sign_test(CASE WHEN test = 'sign' THEN ndcg_b END, ndcg_a).p_value AS _sign,
+           randomization_test(CASE WHEN test = 'randomization' THEN ndcg_b END, ndcg_a,
+                              resamples := resamples, seed := seed).p_value AS _randomization,
+           win_tie_loss(ndcg_b, ndcg_a, eps := eps) AS _wtl,
+           any_value(queries_filled) AS queries_filled,
+           any_value(queries_dropped) AS queries_dropped
+    FROM compare_rankers(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
+                         query_set := query_set, missing := missing, query_col := query_col,
+                         item_col := item_col, position_col := position_col,
+                         score_col := score_col, ties := ties, gain := gain,
+                         log_base := log_base, empty_ideal := empty_ideal,
+                         duplicates := duplicates, event_col := event_col, mapping := mapping,
+                         collapse := collapse, time_col := time_col, unknown := unknown)
+    GROUP BY ALL
+),
+_ndcg_compare_tests AS (
+    SELECT * EXCLUDE (_t, _wilcoxon, _sign, _randomization, _wtl),
+           _t.n AS queries, _t.mean_a, _t.mean_b, _t.mean_diff, _t.ci_low, _t.ci_high,
+           CASE test
+               WHEN 't' THEN _t.p_value
+               WHEN 'wilcoxon' THEN _wilcoxon
+               WHEN 'sign' THEN _sign
+               WHEN 'randomization' THEN _randomization
+               ELSE error('duckdb_ndcg: test must be ''t'', ''wilcoxon'', ''sign'' or '
+                          || '''randomization'', got ''' || coalesce(test, 'NULL') || '''')
+           END AS p_value,
+           -- `ties` is also a parameter of this macro, which would shadow a column of that name
+           _wtl.wins, _wtl.ties AS _ties, _wtl.losses
+    FROM _ndcg_compare_rows
+)
+SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', 'ci_low',
+                                   'ci_high', 'p_value', 'p_adjusted', 'reject', 'wins', '_ties',
+                                   'losses', 'queries_filled', 'queries_dropped']),
+       queries, mean_a, mean_b, mean_diff, ci_low, ci_high, p_value,
+       CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
+       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
+       wins, _ties AS ties, losses, queries_filled, queries_dropped
+FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
+              method := CASE WHEN correction = 'none' THEN 'holm' ELSE correction END,
+              alpha := alpha)
+ORDER BY ALL;

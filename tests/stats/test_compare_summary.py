@@ -1,0 +1,128 @@
+"""compare_rankers' query sets, compare_summary and ndcg_summary's interval, against scipy."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from duckdb_ndcg import demo
+
+
+@pytest.fixture
+def demo_con(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    demo.generate(con, queries=400)
+    for r in ("A", "B"):
+        # B misses one query in 20, A one in 30: the query sets differ
+        drop = 20 if r == "B" else 30
+        con.execute(f"""CREATE VIEW r{r} AS SELECT * EXCLUDE (ranker) FROM demo_rankings
+                        WHERE ranker = '{r}' AND hash(query_id || '{r}') % {drop} <> 0""")
+    return con
+
+
+def _per_query(con: duckdb.DuckDBPyConnection, ranker: str, k: int) -> dict[tuple[str, str], float]:
+    return {(q, d): v for q, d, v in con.execute(
+        f"SELECT query_id, device, ndcg FROM ndcg_report('r{ranker}', 'demo_events', k := ?, "
+        "slice_by := ['device'])", [k]).fetchall()}
+
+
+@pytest.mark.parametrize("query_set", ["both", "either", "a", "b"])
+def test_query_sets(demo_con: duckdb.DuckDBPyConnection, query_set: str) -> None:
+    a, b = _per_query(demo_con, "A", 5), _per_query(demo_con, "B", 5)
+    keys = {"both": a.keys() & b.keys(), "either": a.keys() | b.keys(), "a": set(a),
+            "b": set(b)}[query_set]
+    rows = demo_con.execute(
+        "SELECT query_id, device, ndcg_a, ndcg_b, filled, queries, queries_filled, queries_dropped "
+        "FROM compare_rankers('rA', 'rB', 'demo_events', k := 5, slice_by := ['device'], "
+        "query_set := ?)", [query_set]).fetchall()
+    assert {(q, d) for q, d, *_ in rows} == keys
+    for q, d, na, nb, filled, queries, n_filled, n_dropped in rows:
+        assert (na, nb) == (a.get((q, d), 0.0), b.get((q, d), 0.0))
+        assert filled == ("a" if (q, d) not in a else "b" if (q, d) not in b else None)
+        in_slice = [x for x in a.keys() | b.keys() if x[1] == d]
+        assert queries == sum(x in keys for x in in_slice)
+        assert n_filled == sum(x in keys and not (x in a and x in b) for x in in_slice)
+        assert n_dropped == sum(x not in keys for x in in_slice)
+    assert any(r[4] is not None for r in rows) == (query_set != "both")  # some were filled
+
+
+def test_missing_error_and_bad_values(demo_con: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match=r"was shown by ranker [AB] only \(query_set := 'either'"):
+        demo_con.execute("SELECT * FROM compare_rankers('rA', 'rB', 'demo_events', "
+                         "query_set := 'either', missing := 'error')").fetchall()
+    # the query set 'both' has nothing to fill: missing := 'error' is no error
+    demo_con.execute("SELECT * FROM compare_rankers('rA', 'rB', 'demo_events', "
+                     "missing := 'error')").fetchall()
+    for args, message in [("query_set := 'all'", "query_set must be"),
+                          ("missing := 'drop'", "missing must be 'zero' or 'error'")]:
+        with pytest.raises(duckdb.Error, match=message):
+            demo_con.execute(f"SELECT * FROM compare_rankers('rA', 'rB', 'demo_events', {args})"
+                             ).fetchall()
+    with pytest.raises(duckdb.Error, match="test must be 't', 'wilcoxon', 'sign' or"):
+        demo_con.execute("SELECT * FROM compare_summary('rA', 'rB', 'demo_events', test := 'z')"
+                         ).fetchall()
+
+
+@pytest.mark.parametrize("correction, method", [("holm", "holm"), ("bh", "fdr_bh"),
+                                                ("bonferroni", "bonferroni"), ("none", None)])
+def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, correction: str,
+                                      method: str | None) -> None:
+    got = demo_con.execute(
+        "SELECT * FROM compare_summary('rA', 'rB', 'demo_events', k := [3, 10], "
+        "slice_by := ['device'], query_set := 'either', conf := 0.9, correction := ?)",
+        [correction]).df()
+    assert list(got.columns) == [
+        "device", "k", "queries", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value",
+        "p_adjusted", "reject", "wins", "ties", "losses", "queries_filled", "queries_dropped"]
+    assert len(got) == 6
+    for row in got.itertuples():
+        a, b = _per_query(demo_con, "A", row.k), _per_query(demo_con, "B", row.k)
+        keys = sorted(x for x in a.keys() | b.keys() if x[1] == row.device)
+        va = np.array([a.get(x, 0.0) for x in keys])
+        vb = np.array([b.get(x, 0.0) for x in keys])
+        want = stats.ttest_rel(vb, va)
+        ci = want.confidence_interval(0.9)
+        assert row.queries == len(keys)
+        assert (row.mean_a, row.mean_b, row.mean_diff) == pytest.approx(
+            (va.mean(), vb.mean(), (vb - va).mean()), abs=1e-12)
+        assert (row.ci_low, row.ci_high, row.p_value) == pytest.approx(
+            (ci.low, ci.high, want.pvalue), abs=1e-9)
+        assert (row.wins, row.ties, row.losses) == (
+            np.sum(vb > va), np.sum(vb == va), np.sum(vb < va))
+        assert row.queries_filled == sum(not (x in a and x in b) for x in keys)
+    if method is None:
+        assert list(got.p_adjusted) == list(got.p_value)
+    else:
+        reject, adjusted, _, _ = multipletests(got.p_value, 0.05, method)
+        assert list(got.p_adjusted) == pytest.approx(list(adjusted), abs=1e-12)
+        assert list(got.reject) == list(reject)
+
+
+@pytest.mark.parametrize("test, macro", [("wilcoxon", "wilcoxon_test(ndcg_b, ndcg_a)"),
+                                         ("sign", "sign_test(ndcg_b, ndcg_a)"),
+                                         ("randomization",
+                                          "randomization_test(ndcg_b, ndcg_a, resamples := 500)")])
+def test_compare_summary_other_tests(demo_con: duckdb.DuckDBPyConnection, test: str,
+                                     macro: str) -> None:
+    got = demo_con.execute(
+        "SELECT device, p_value FROM compare_summary('rA', 'rB', 'demo_events', k := 5, "
+        "slice_by := ['device'], test := ?, resamples := 500) ORDER BY device", [test]).fetchall()
+    want = demo_con.execute(
+        f"SELECT device, {macro}.p_value FROM compare_rankers('rA', 'rB', 'demo_events', k := 5, "
+        "slice_by := ['device']) GROUP BY device ORDER BY device").fetchall()
+    assert got == want
+
+
+def test_ndcg_summary_interval(con: duckdb.DuckDBPyConnection) -> None:
+    demo.generate(con, queries=300)
+    got = con.execute("SELECT ranker, k, mean_ndcg, ci_low, ci_high FROM ndcg_summary("
+                      "'demo_rankings', 'demo_events', k := [1, 10], slice_by := ['ranker'], "
+                      "conf := 0.99)").fetchall()
+    for ranker, k, mean, low, high in got:
+        v = np.array([r[0] for r in con.execute(
+            "SELECT ndcg FROM ndcg_report('demo_rankings', 'demo_events', k := ?, "
+            "slice_by := ['ranker']) WHERE ranker = ?", [k, ranker]).fetchall()])
+        ci = stats.ttest_1samp(v, 0).confidence_interval(0.99)
+        assert (mean, low, high) == pytest.approx((v.mean(), ci.low, ci.high), abs=1e-9)
