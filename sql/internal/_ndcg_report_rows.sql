@@ -37,7 +37,9 @@ key_types AS (
     -- the key columns' types, read from one row of each table: keys of different kinds would
     -- join through implicit casts ('07' and '7.0' both equal to 7), so they are refused
     SELECT [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(rankings) LIMIT 1),
-            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(rankings) LIMIT 1)]
+            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(rankings) LIMIT 1),
+            (SELECT typeof(COLUMNS(lambda c: c = coalesce(score_col, position_col)))
+             FROM query_table(rankings) LIMIT 1)]
                AS _shown_types,
            [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
             (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
@@ -48,7 +50,7 @@ shown AS NOT MATERIALIZED (
            COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
            CASE WHEN score_col IS NULL THEN 1 ELSE -1 END
-               * COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS _rnk
+               * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
     FROM query_table(rankings)
 ),
 ranked AS (
@@ -97,6 +99,10 @@ SELECT _key, _k,
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
+           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
+               error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
+                     || rankings || ' must be a number, got ' || _shown_types[3]
+                     || ' (cast it in a view)')
            WHEN _ndcg_key_kind(_shown_types[1]) <> _ndcg_key_kind(_event_types[1])
                 OR _ndcg_key_kind(_shown_types[2]) <> _ndcg_key_kind(_event_types[2]) THEN
                error('duckdb_ndcg: key columns differ in type: rankings ' || rankings || ' has '

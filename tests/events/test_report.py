@@ -233,6 +233,10 @@ BAD_SQL = {
         "SELECT * FROM ndcg_summary('shown_slice_k', 'ev_ok', slice_by := ['k'])",
         "column k of rankings table shown_slice_k has the name of a result column",
     ),
+    "text positions": (
+        "SELECT * FROM ndcg_report('shown_text_pos', 'ev_ok')",
+        "position of rankings table shown_text_pos must be a number, got VARCHAR",
+    ),
     "NaN grade in the event mapping": (
         "SELECT * FROM event_relevance('ev_ok', mapping := MAP {'click': 'nan'::DOUBLE})",
         "gives an event type a NaN, infinite or NULL grade",
@@ -268,6 +272,10 @@ def bad_tables(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     con.execute(
         "CREATE TABLE shown_slice_k AS SELECT * FROM (VALUES ('q', 'a', 1, 'x')) "
         "t(query_id, item_id, position, k)"
+    )
+    con.execute(
+        "CREATE TABLE shown_text_pos AS SELECT * FROM (VALUES ('q', 'a', '1')) "
+        "t(query_id, item_id, position)"
     )
     # '7', '07' and '7.0' all equal the integer 7 through implicit casts: NDCG was 1.88
     con.execute(
