@@ -126,3 +126,45 @@ def test_ndcg_summary_interval(con: duckdb.DuckDBPyConnection) -> None:
             "slice_by := ['ranker']) WHERE ranker = ?", [k, ranker]).fetchall()])
         ci = stats.ttest_1samp(v, 0).confidence_interval(0.99)
         assert (mean, low, high) == pytest.approx((v.mean(), ci.low, ci.high), abs=1e-9)
+
+
+def test_ab_summary_equals_scipy_welch(con: duckdb.DuckDBPyConnection) -> None:
+    demo.generate(con, queries=600)
+    # an online test: each query served by one arm; a third arm C copies B's rankings
+    con.execute("""CREATE VIEW online AS
+        SELECT * REPLACE (CASE WHEN ranker = 'B' AND hash(query_id) % 3 = 1 THEN 'C'
+                               ELSE ranker END AS ranker)
+        FROM demo_rankings WHERE (hash(query_id) % 3 = 0) = (ranker = 'A')""")
+    got = con.execute("SELECT * FROM ab_summary('online', 'demo_events', 'ranker', k := [3, 10], "
+                      "baseline := 'A', slice_by := ['device'], conf := 0.9)").df()
+    assert list(got.columns) == [
+        "device", "k", "arm", "baseline", "queries_a", "queries_b", "mean_a", "mean_b",
+        "mean_diff", "ci_low", "ci_high", "p_value", "p_adjusted", "reject"]
+    assert len(got) == 12  # 3 devices x 2 cutoffs x arms B and C
+    for row in got.itertuples():
+        def values(arm: str, row=row) -> np.ndarray:
+            return np.array([r[0] for r in con.execute(
+                "SELECT ndcg FROM ndcg_report('online', 'demo_events', k := ?, "
+                "slice_by := ['device', 'ranker']) WHERE device = ? AND ranker = ?",
+                [row.k, row.device, arm]).fetchall()])
+        a, b = values("A"), values(row.arm)
+        want = stats.ttest_ind(b, a, equal_var=False)
+        ci = want.confidence_interval(0.9)
+        assert (row.queries_a, row.queries_b) == (len(a), len(b))
+        assert (row.mean_diff, row.ci_low, row.ci_high, row.p_value) == pytest.approx(
+            (b.mean() - a.mean(), ci.low, ci.high, want.pvalue), abs=1e-9)
+    assert list(got.p_adjusted) == pytest.approx(
+        list(multipletests(got.p_value, 0.05, "holm")[1]), abs=1e-12)
+
+
+@pytest.mark.parametrize("baseline, message", [
+    ("NULL", "ab_summary needs baseline := <the control arm's value of ranker>"),
+    ("'Z'", "no row of online has ranker = Z"),
+])
+def test_ab_summary_baseline_errors(con: duckdb.DuckDBPyConnection, baseline: str,
+                                    message: str) -> None:
+    demo.generate(con, queries=50)
+    con.execute("CREATE VIEW online AS SELECT * FROM demo_rankings")
+    with pytest.raises(duckdb.Error, match=message):
+        con.execute(f"SELECT * FROM ab_summary('online', 'demo_events', 'ranker', "
+                    f"baseline := {baseline})").fetchall()
