@@ -86,6 +86,10 @@ def test_evaluate_files_and_outputs(demo_db: Path) -> None:
         "mean_ndcg",
         "queries_without_relevant",
         "mean_ndcg_with_relevant",
+        "shown_relevant",
+        "relevant",
+        "ci_low",
+        "ci_high",
     ]
     assert len(shown.stdout.splitlines()) == 6 and (demo_db / "c.svg").is_file()
 

@@ -490,3 +490,26 @@ def test_cutoffs_beyond_the_top_n_aggregates(con: duckdb.DuckDBPyConnection, k: 
     for mine, theirs, agg in zip(got, core, direct, strict=True):
         assert mine[1] == pytest.approx(theirs[1], abs=1e-12), (k, mine[0])
         assert agg[1] == pytest.approx(theirs[1], abs=1e-12), (k, mine[0])
+
+
+def test_summary_counts_show_events_that_match_nothing(con: duckdb.DuckDBPyConnection) -> None:
+    """Upper-cased item ids in the events gave mean NDCG 0.0 with nothing to say why; the summary
+    now shows the graded items (relevant) and how many of them were shown (shown_relevant)."""
+    con.execute(
+        "CREATE TABLE shown AS SELECT * FROM (VALUES ('q', 'a1', 1), ('q', 'b2', 2), ('r', 'a1', 1))"
+        " t(query_id, item_id, position)"
+    )
+    con.execute(
+        "CREATE TABLE events AS SELECT * FROM (VALUES ('q', 'A1', 'click'), ('r', 'A1', 'buy'), "
+        "('q', 'B2', 'purchase')) t(query_id, item_id, event_type)"
+    )
+    con.execute("UPDATE events SET event_type = 'purchase' WHERE event_type = 'buy'")
+    row = con.execute(
+        "SELECT mean_ndcg, shown_relevant, relevant FROM ndcg_summary('shown', 'events')"
+    ).fetchall()
+    assert row == [(0.0, 0, 3)]
+    con.execute("UPDATE events SET item_id = lower(item_id)")
+    row = con.execute(
+        "SELECT mean_ndcg, shown_relevant, relevant FROM ndcg_summary('shown', 'events')"
+    ).fetchall()
+    assert row == [(1.0, 3, 3)]
