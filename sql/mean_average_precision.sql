@@ -4,7 +4,7 @@
 -- each query_id's rows form one ranking, scored by average_precision(rel, rnk, k, ...); the
 -- group's value is the avg over its queries, whatever a chart groups by (average_precision alone
 -- would take a chart's whole group as ONE ranking). Parameters, defaults and errors are
--- average_precision's. Memory linear in the group's rows.
+-- average_precision's; a NULL query_id is an error. Memory linear in the group's rows.
 -- Example: SELECT device, mean_average_precision(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1,
@@ -15,7 +15,8 @@ CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, th
     FROM (
         SELECT average_precision(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
                                 ties := ties, tie_key := _ndcg_row.tie_key) AS v
-        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_row.q
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
+                                  tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_query_key(_ndcg_row.q)
     ) AS _ndcg_per_query
 );

@@ -168,3 +168,12 @@ def test_mean_family_reports_the_metric_errors(con: duckdb.DuckDBPyConnection, m
             f"SELECT mean_{metric}(q, rel, rnk, 2, ties := 'key') "
             "FROM (VALUES (1, 1, 1), (1, 0, 2), (2, 1, 1)) v(q, rel, rnk)"
         ).fetchall()
+
+
+@pytest.mark.parametrize("metric", ["ndcg", *FAMILY])
+def test_null_query_id_is_an_error(con: duckdb.DuckDBPyConnection, metric: str) -> None:
+    with pytest.raises(duckdb.Error, match="query_id is NULL"):
+        con.execute(
+            f"SELECT mean_{metric}(q, rel, rnk, 2) "
+            "FROM (VALUES (1, 1, 1), (NULL, 0, 2), (2, 1, 1)) v(q, rel, rnk)"
+        ).fetchall()
