@@ -230,34 +230,27 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_draw(seed, resample, i): a pseudo-random UBIGINT for draw i of a resample, reproducible
--- for a seed (internal; randomization_test, bootstrap_ci). It hashes ONE combined value, the text
--- 'seed:resample:i': DuckDB's multi-argument hash(a, b, c) combines the arguments' hashes so
--- that the low bits are strongly correlated across arguments, which biases resampling tests.
-CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i) AS
-hash(seed::VARCHAR || ':' || resample::VARCHAR || ':' || i::VARCHAR){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
--- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
--- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
-CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping) AS
-CASE
-    WHEN mapping IS NULL THEN
-        CASE event_type::VARCHAR
-            WHEN 'impression' THEN 0.0 WHEN 'view' THEN 0.0
-            WHEN 'click' THEN 1.0
-            WHEN 'add_to_cart' THEN 2.0 WHEN 'cart' THEN 2.0
-            WHEN 'purchase' THEN 3.0
-        END
-    ELSE map_extract_value(mapping, event_type::VARCHAR)
-END::DOUBLE{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- _ndcg_is_map(gain): whether a gain argument is a MAP from grade to gain (a MAP value or its text
 -- form '{0=0, 1=1, 2=3}') rather than 'linear' or 'exponential' (internal).
 CREATE OR REPLACE MACRO _ndcg_is_map(gain) AS
 TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
+-- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
+-- skips computing the gain of every row; a gain MAP is looked up.
+CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain) AS
+CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_gained_rows(rel, rnk, gain, ties): aggregate; {r: rnk, g: gain} of every row of a group
+-- whose gain is not 0, in no particular order (ties = 'average' only; NULL otherwise); r is NULL
+-- for a judged row the ranker did not return. Most grades are 0 in practice, so this list is
+-- short: DCG is summed over its returned rows, each placed by its key in the sorted rank keys
+-- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
+CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
+list({r: rnk, g: _ndcg_gain_value(rel, gain)})
+    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gain_error(gain, negative): NULL when the gain and negative arguments are valid, else an
@@ -282,47 +275,6 @@ CASE
         error('duckdb_ndcg: gain map ' || gain::VARCHAR
               || ' has a NaN, infinite, NULL or too large (> 1e300) grade or gain')
 END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
---   rel       grade; NULL = unjudged, gain 0. Fractional grades are fine.
---   gain      'linear' (rel), 'exponential' (2^rel - 1), or a MAP from grade to gain
---             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
---   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
--- NaN and infinite grades are errors.
-CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
-CASE
-    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
-    WHEN rel IS NULL THEN 0.0::DOUBLE
-    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
-        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN rel < 0 AND negative = 'zero' THEN 0.0::DOUBLE
-    WHEN rel < 0 THEN
-        error('duckdb_ndcg: negative grade ' || rel::VARCHAR
-              || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
-        _ndcg_big_gain_error(rel, gain)
-    ELSE coalesce(_ndcg_gain_value(rel, gain),
-                  error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
-                        || gain::VARCHAR))
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
--- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
--- skips computing the gain of every row; a gain MAP is looked up.
-CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain) AS
-CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gained_rows(rel, rnk, gain, ties): aggregate; {r: rnk, g: gain} of every row of a group
--- whose gain is not 0, in no particular order (ties = 'average' only; NULL otherwise); r is NULL
--- for a judged row the ranker did not return. Most grades are 0 in practice, so this list is
--- short: DCG is summed over its returned rows, each placed by its key in the sorted rank keys
--- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
-CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
-list({r: rnk, g: _ndcg_gain_value(rel, gain)})
-    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_grade_error(rel, gain, negative): aggregate; NULL when a group's grades and the gain and
@@ -355,88 +307,6 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_has_ties(keys, m): whether two of the first m + 1 rank keys are equal, which is when ties
--- can change a metric cut at m (m NULL = the whole list); NULL keys have no ties (internal).
--- keys are sorted, so equal keys are neighbours (a hash of the keys, list_distinct, is 10x slower).
-CREATE OR REPLACE MACRO _ndcg_has_ties(keys, m) AS
-coalesce(list_bool_or(list_transform(list_slice(_ndcg_head(keys, m + 1), 2, len(keys)),
-                                     lambda x, i: x = keys[i])), false){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal): how many of the best grades IDCG sums (internal).
--- k given: k, or least(k, n_ranked) with clamp_k. k NULL: n_ranked, or all (NULL) with full_ideal.
-CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal) AS
-CASE
-    WHEN k IS NOT NULL AND clamp_k THEN least(k, n_ranked)
-    WHEN k IS NOT NULL THEN k
-    WHEN full_ideal THEN NULL
-    ELSE n_ranked
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a
--- positive whole number, else 1 (internal). It never raises, so a literal k folds to a constant
--- and DuckDB drops the aggregates of the branches that k rules out; _ndcg_checked_k raises the
--- error for a bad k after aggregating.
-CREATE OR REPLACE MACRO _ndcg_top_n(k) AS
-greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_ideal_gains(rel, depth, gain): aggregate; the gains of a group's judged rows (non-NULL
--- rel, returned or not), best first: the depth best, or all when depth is NULL (internal). Grades
--- are ranked by grade, as linear and exponential gains grow with the grade (and grades <= 0 gain
--- 0, so only positive grades are read); a gain MAP need not, so its gains are ranked instead.
-CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain) AS
-CASE
-    WHEN _ndcg_is_map(gain) AND depth IS NULL THEN
-        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero'))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain)))
-    WHEN _ndcg_is_map(gain) THEN
-        max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
-    WHEN depth IS NULL THEN
-        _ndcg_gains(list_reverse_sort(list(rel)
-            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
-    ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
-             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_key_kind(type_name): the kind of a key column's type, for checking that two tables' keys
--- join without lossy casts (internal): every integer type is 'integer' (they compare exactly),
--- every other type is itself (VARCHAR joins VARCHAR only). NULL (an empty table) matches anything.
-CREATE OR REPLACE MACRO _ndcg_key_kind(type_name) AS
-CASE
-    WHEN type_name IS NULL THEN NULL
-    WHEN type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
-                       'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT') THEN 'integer'
-    ELSE type_name
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_norm_cdf(z): the standard normal CDF P(Z <= z) (internal; DuckDB has no erf). Through
--- erfc(x), x = |z| / sqrt(2): for x < 2, 1 - erf(x) with erf(x) = 2/sqrt(pi) e^(-x^2) x
--- sum_n (2x^2)^n / (1*3*...*(2n+1)) (positive terms, 60 of them, Horner from the tail); for
--- x >= 2 Laplace's continued fraction erfc(x) = e^(-x^2) / sqrt(pi) / (x + (1/2)/(x + 1/(x +
--- (3/2)/(x + ...)))), 120 terms from the tail. Both agree with scipy.special.ndtr to about 1e-15
--- relative, including far tails (the lower tail is computed directly, never as 1 - upper).
-CREATE OR REPLACE MACRO _ndcg_norm_cdf(z) AS
-list_transform(
-    [abs(z) / sqrt(2.0)::DOUBLE],
-    lambda x: CASE WHEN z < 0 THEN 0.5 ELSE -0.5 END
-        * CASE
-              WHEN x < 2 THEN 1.0 - 2.0 / sqrt(pi()) * exp(-x * x) * x
-                                    * list_reduce(range(60, 0, -1)::DOUBLE[],
-                                                  lambda acc, n: 1.0 + 2.0 * x * x / (2.0 * n + 1.0) * acc,
-                                                  1.0::DOUBLE)
-              ELSE exp(-x * x) / sqrt(pi())
-                   / (x + list_reduce(range(120, 0, -1)::DOUBLE[],
-                                      lambda acc, k: (k / 2.0) / (x + acc),
-                                      0.0::DOUBLE))
-          END
-        + CASE WHEN z < 0 THEN 0.0 ELSE 1.0 END)[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- _ndcg_rank_error(rnk, ties, tie_key): aggregate; NULL when a group's rank keys and the ties
 -- arguments are valid, else an error naming the problem (internal): an unknown ties value,
 -- ties = 'key' without a tie_key on every returned row, NaN or infinite rank keys.
@@ -462,33 +332,20 @@ CREATE OR REPLACE MACRO _ndcg_read_depth(k) AS
 CASE WHEN _ndcg_checked_k(k) <= 100 THEN _ndcg_checked_k(k) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
--- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
--- in \n or \r\n, even mixed in one file (strict_mode = false).
-CREATE OR REPLACE MACRO _ndcg_read_fields(path) AS TABLE
-SELECT line_no, fields
-FROM (
-    SELECT row_number() OVER () AS line_no,
-           list_filter(regexp_split_to_array(line, '\s+'), lambda f: f <> '') AS fields
-    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = '\0', quote = '',
-                  escape = '', auto_detect = false, strict_mode = false)
-)
-WHERE len(fields) > 0{% endraw %}{%- endset -%}
+-- _ndcg_tie_keys(rnk, depth, ties): aggregate; every returned rank key of a group, from which the
+-- size of a tie group that straddles position depth is counted (ties = 'average' with a depth
+-- only; NULL otherwise). The price of exact averaged ties in one pass: memory linear in the rows
+-- (internal).
+CREATE OR REPLACE MACRO _ndcg_tie_keys(rnk, depth, ties) AS
+list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
--- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
-CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
-CASE
-    WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
-        error('duckdb_ndcg: threshold must be a finite number, got '
-              || coalesce(threshold::VARCHAR, 'NULL'))
-    WHEN rel IS NULL THEN 0
-    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
-        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN rel >= threshold THEN 1
-    ELSE 0
-END{% endraw %}{%- endset -%}
+-- _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a
+-- positive whole number, else 1 (internal). It never raises, so a literal k folds to a constant
+-- and DuckDB drops the aggregates of the branches that k rules out; _ndcg_checked_k raises the
+-- error for a bad k after aggregating.
+CREATE OR REPLACE MACRO _ndcg_top_n(k) AS
+greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_top_grades(rel, rnk, depth, ties, tie_key): aggregate; the grades of a group's first
@@ -526,18 +383,318 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative):
+-- the engine of dcg (internal), fed by dcg with grades and rank keys already checked to be
+-- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are dcg's, see dcg.sql.
+CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative) AS
+CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
+          AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
+    -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
+    -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
+    list_transform(
+        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
+          grades: CASE WHEN ties = 'key'
+                       THEN _ndcg_top_grades(rel, rnk, _ndcg_read_depth(k), ties, tie_key) END,
+          rows: _ndcg_gained_rows(rel, rnk, gain, ties),
+          m: least(_ndcg_checked_k(k), count(rnk)),
+          tie_keys: _ndcg_tie_keys(rnk, _ndcg_read_depth(k), ties)}],
+        lambda r: _ndcg_dcg_at(
+            r.keys, r.grades, r.rows, r.m,
+            -- every key of the group: kept apart when only the top keys are (NULL otherwise)
+            len(list_filter(coalesce(r.tie_keys, r.keys), lambda x: x = r.keys[r.m])),
+            coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
+                                             lambda x: x.g)), 0.0),
+            gain, log_base))[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_draw(seed, resample, i): a pseudo-random UBIGINT for draw i of a resample, reproducible
+-- for a seed (internal; randomization_test, bootstrap_ci). It hashes ONE combined value, the text
+-- 'seed:resample:i': DuckDB's multi-argument hash(a, b, c) combines the arguments' hashes so
+-- that the low bits are strongly correlated across arguments, which biases resampling tests.
+CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i) AS
+hash(seed::VARCHAR || ':' || resample::VARCHAR || ':' || i::VARCHAR){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
+-- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
+-- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
+CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping) AS
+CASE
+    WHEN mapping IS NULL THEN
+        CASE event_type::VARCHAR
+            WHEN 'impression' THEN 0.0 WHEN 'view' THEN 0.0
+            WHEN 'click' THEN 1.0
+            WHEN 'add_to_cart' THEN 2.0 WHEN 'cart' THEN 2.0
+            WHEN 'purchase' THEN 3.0
+        END
+    ELSE map_extract_value(mapping, event_type::VARCHAR)
+END::DOUBLE{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
+--   rel       grade; NULL = unjudged, gain 0. Fractional grades are fine.
+--   gain      'linear' (rel), 'exponential' (2^rel - 1), or a MAP from grade to gain
+--             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
+--   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
+-- NaN and infinite grades are errors.
+CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
+CASE
+    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
+    WHEN rel IS NULL THEN 0.0::DOUBLE
+    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
+        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
+    WHEN rel < 0 AND negative = 'zero' THEN 0.0::DOUBLE
+    WHEN rel < 0 THEN
+        error('duckdb_ndcg: negative grade ' || rel::VARCHAR
+              || ' (pass negative := ''zero'' to give negative grades gain 0)')
+    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
+        _ndcg_big_gain_error(rel, gain)
+    ELSE coalesce(_ndcg_gain_value(rel, gain),
+                  error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
+                        || gain::VARCHAR))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_has_ties(keys, m): whether two of the first m + 1 rank keys are equal, which is when ties
+-- can change a metric cut at m (m NULL = the whole list); NULL keys have no ties (internal).
+-- keys are sorted, so equal keys are neighbours (a hash of the keys, list_distinct, is 10x slower).
+CREATE OR REPLACE MACRO _ndcg_has_ties(keys, m) AS
+coalesce(list_bool_or(list_transform(list_slice(_ndcg_head(keys, m + 1), 2, len(keys)),
+                                     lambda x, i: x = keys[i])), false){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal): how many of the best grades IDCG sums (internal).
+-- k given: k, or least(k, n_ranked) with clamp_k. k NULL: n_ranked, or all (NULL) with full_ideal.
+CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal) AS
+CASE
+    WHEN k IS NOT NULL AND clamp_k THEN least(k, n_ranked)
+    WHEN k IS NOT NULL THEN k
+    WHEN full_ideal THEN NULL
+    ELSE n_ranked
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ideal_gains(rel, depth, gain): aggregate; the gains of a group's judged rows (non-NULL
+-- rel, returned or not), best first: the depth best, or all when depth is NULL (internal). Grades
+-- are ranked by grade, as linear and exponential gains grow with the grade (and grades <= 0 gain
+-- 0, so only positive grades are read); a gain MAP need not, so its gains are ranked instead.
+CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain) AS
+CASE
+    WHEN _ndcg_is_map(gain) AND depth IS NULL THEN
+        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero'))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain)))
+    WHEN _ndcg_is_map(gain) THEN
+        max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
+    WHEN depth IS NULL THEN
+        _ndcg_gains(list_reverse_sort(list(rel)
+            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
+    ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
+             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_is_number_type(type_name): whether a typeof() name is a numeric type (or the NULL type of
+-- an all-NULL column), the types grades and rank keys may have (internal).
+CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name) AS
+regexp_full_match(type_name,
+                  '"?NULL"?|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?(_LITERAL)?|FLOAT|DOUBLE|DECIMAL.*'){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_key_kind(type_name): the kind of a key column's type, for checking that two tables' keys
+-- join without lossy casts (internal): every integer type is 'integer' (they compare exactly),
+-- every other type is itself (VARCHAR joins VARCHAR only). NULL (an empty table) matches anything.
+CREATE OR REPLACE MACRO _ndcg_key_kind(type_name) AS
+CASE
+    WHEN type_name IS NULL THEN NULL
+    WHEN type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
+                       'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT') THEN 'integer'
+    ELSE type_name
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_t_cdf(t, df): P(T <= t) for Student's t with df > 0 degrees of freedom (internal). The
+-- lower tail 0.5 I_x(df/2, 1/2) with x = df / (df + t^2) (_ndcg_betainc), so small tail
+-- probabilities keep their relative precision; the upper side is 1 minus it.
+CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df) AS
+list_transform(
+    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))],
+    lambda lower: CASE WHEN t > 0 THEN 1.0 - lower ELSE lower END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_t_quantile(p, df): the p-quantile of Student's t with df > 0 degrees of freedom, for
+-- 0 < p < 1 (internal). Solves P(T > q) = a, a = min(p, 1 - p), by Newton's method on
+-- ln P(T > e^u) - ln a in u = ln q (linear in u in the polynomial tails, so the steps stay
+-- sane for df near 1): 8 steps from the Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5)
+-- around the normal quantile of Abramowitz & Stegun 26.2.23 (near the median, where that is
+-- below 0.1, from the tangent at 0). Each step evaluates the exact CDF
+-- (_ndcg_t_cdf); the result matches scipy.stats.t.ppf to about 1e-12 relative (1e-9 at
+-- df = 1e6, where lgamma limits the CDF itself).
+CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df) AS
+CASE
+    WHEN p = 0.5 THEN 0.0::DOUBLE
+    ELSE sign(p - 0.5) * list_transform(
+        [{a: least(p, 1.0 - p)::DOUBLE, df: df::DOUBLE,
+          z: sqrt(-2.0 * ln(least(p, 1.0 - p)))
+             - (2.515517 + 0.802853 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
+                + 0.010328 * (-2.0 * ln(least(p, 1.0 - p))))
+             / (1.0 + 1.432788 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
+                + 0.189269 * (-2.0 * ln(least(p, 1.0 - p)))
+                + 0.001308 * pow(sqrt(-2.0 * ln(least(p, 1.0 - p))), 3))}],
+        lambda s: exp(list_reduce(
+            -- the start u = ln q0 leads the list, 8 steps follow (DuckDB 1.4/1.5's list_reduce
+            -- mixes rows up with a start value as third argument)
+            list_concat([ln(CASE WHEN s.z < 0.1  -- near the median: the tangent at 0
+                    THEN (0.5 - s.a) * sqrt(s.df * pi())
+                         / exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0))
+                    ELSE s.z
+               + (pow(s.z, 3) + s.z) / (4.0 * s.df)
+               + (5.0 * pow(s.z, 5) + 16.0 * pow(s.z, 3) + 3.0 * s.z) / (96.0 * pow(s.df, 2))
+               + (3.0 * pow(s.z, 7) + 19.0 * pow(s.z, 5) + 17.0 * pow(s.z, 3) - 15.0 * s.z)
+                 / (384.0 * pow(s.df, 3)) END)::DOUBLE],
+                        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[]),
+            lambda u, unused: list_transform(
+                [_ndcg_t_cdf(-exp(u), s.df)],
+                lambda upper: u + (ln(upper) - ln(s.a)) * upper
+                                  / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
+                                                  - 0.5 * ln(s.df * pi())
+                                                  - (s.df + 1.0) / 2.0
+                                                    * _ndcg_log1p(exp(2.0 * u) / s.df))))[1])))[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_mean_ci_half(sd, n, conf): the half-width of the conf t-interval of a mean of n values
+-- with sample standard deviation sd: t_{(1 + conf)/2, n - 1} sd / sqrt(n) (internal;
+-- ndcg_summary). NULL when n < 2; 0 when sd = 0.
+CREATE OR REPLACE MACRO _ndcg_mean_ci_half(sd, n, conf) AS
+CASE WHEN n >= 2 THEN
+    CASE WHEN sd = 0 THEN 0.0
+         ELSE _ndcg_t_quantile((1.0 + _ndcg_checked_conf(conf)) / 2.0, n - 1.0) * sd / sqrt(n)
+    END
+END::DOUBLE{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
+--             full_ideal, negative):
+-- the engine of ndcg (internal), fed by ndcg with grades and rank keys already checked to be
+-- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are ndcg's, see ndcg.sql.
+CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
+                                   full_ideal, negative) AS
+coalesce(
+    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative)
+    / nullif(_ndcg_sum_discounted(
+        -- with averaged ties, dcg already holds every non-zero gain (judged rows it did not
+        -- return too): their sorted gains are the ideal ranking, with no aggregate of its own
+        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
+             THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
+                                                   lambda x: x.g))
+             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
+        END,
+        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
+    empty_ideal){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_norm_cdf(z): the standard normal CDF P(Z <= z) (internal; DuckDB has no erf). Through
+-- erfc(x), x = |z| / sqrt(2): for x < 2, 1 - erf(x) with erf(x) = 2/sqrt(pi) e^(-x^2) x
+-- sum_n (2x^2)^n / (1*3*...*(2n+1)) (positive terms, 60 of them, Horner from the tail); for
+-- x >= 2 Laplace's continued fraction erfc(x) = e^(-x^2) / sqrt(pi) / (x + (1/2)/(x + 1/(x +
+-- (3/2)/(x + ...)))), 120 terms from the tail. Both agree with scipy.special.ndtr to about 1e-15
+-- relative, including far tails (the lower tail is computed directly, never as 1 - upper).
+-- list_reduce start values lead the lists (DuckDB 1.4/1.5 mix rows up with a third argument).
+CREATE OR REPLACE MACRO _ndcg_norm_cdf(z) AS
+list_transform(
+    [abs(z) / sqrt(2.0)::DOUBLE],
+    lambda x: CASE WHEN z < 0 THEN 0.5 ELSE -0.5 END
+        * CASE
+              WHEN x < 2 THEN 1.0 - 2.0 / sqrt(pi()) * exp(-x * x) * x
+                                    * list_reduce(list_concat([1.0::DOUBLE], range(60, 0, -1)::DOUBLE[]),
+                                                  lambda acc, n: 1.0 + 2.0 * x * x / (2.0 * n + 1.0) * acc)
+              ELSE exp(-x * x) / sqrt(pi())
+                   / (x + list_reduce(list_concat([0.0::DOUBLE], range(120, 0, -1)::DOUBLE[]),
+                                      lambda acc, k: (k / 2.0) / (x + acc)))
+          END
+        + CASE WHEN z < 0 THEN 0.0 ELSE 1.0 END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_number(x, what): x as a DOUBLE when its type is a number, else an error naming `what` and
+-- the type (internal): a per-row check, for scalar helpers (_ndcg_relevant). The type test folds
+-- to a constant, so a numeric column costs one cast.
+CREATE OR REPLACE MACRO _ndcg_number(x, what) AS
+CASE
+    WHEN _ndcg_is_number_type(typeof(x)) THEN TRY_CAST(x AS DOUBLE)
+    ELSE error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(x)
+               || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_query_key(query_id): query_id itself, or an error when it is NULL (internal). The mean_*
+-- measures score each query_id's rows as one ranking: NULL would silently pool every row that
+-- lacks a query into one ranking, as ndcg_report refuses NULL keys.
+CREATE OR REPLACE MACRO _ndcg_query_key(query_id) AS
+CASE
+    WHEN query_id IS NULL THEN
+        error('duckdb_ndcg: query_id is NULL in a row of a mean_* measure (each query_id''s rows '
+              || 'form one ranking; filter or label those rows)')
+    ELSE query_id
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
+-- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
+-- in \n or \r\n, even mixed in one file (strict_mode = false).
+CREATE OR REPLACE MACRO _ndcg_read_fields(path) AS TABLE
+SELECT line_no, fields
+FROM (
+    SELECT row_number() OVER () AS line_no,
+           list_filter(regexp_split_to_array(line, '\s+'), lambda f: f <> '') AS fields
+    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = '\0', quote = '',
+                  escape = '', auto_detect = false, strict_mode = false)
+)
+WHERE len(fields) > 0{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
+-- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
+CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
+CASE
+    WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
+        error('duckdb_ndcg: threshold must be a finite number, got '
+              || coalesce(threshold::VARCHAR, 'NULL'))
+    WHEN rel IS NULL THEN 0
+    WHEN NOT isfinite(_ndcg_number(rel, 'rel')) THEN
+        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
+    WHEN _ndcg_number(rel, 'rel') >= threshold THEN 1
+    ELSE 0
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
+-- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
+-- or timestamp rank keys failed deep inside a macro. typeof(any_value(x)) folds to a constant at
+-- bind time, so the check costs nothing per row; the aggregates then read TRY_CAST(x AS DOUBLE),
+-- which, unlike an expression holding error(), DuckDB shares between identical aggregates.
+CREATE OR REPLACE MACRO _ndcg_type_error(x, what) AS
+CASE
+    WHEN NOT _ndcg_is_number_type(typeof(any_value(x))) THEN
+        error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
+              || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, metric): aggregate; the binary
 -- relevance of the first k returned rows in ranked order (internal). For metrics that depend on
 -- the order of tied items (reciprocal rank, average precision, hit rate), ties = 'average' with
 -- tied rank keys among them is an error that asks for ties := 'key'.
 CREATE OR REPLACE MACRO _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, metric) AS
-CASE WHEN _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
+CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
     -- bound outside lambda bodies, as in dcg, so that unused branches fold away
     list_transform(
-        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
-          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), rnk, _ndcg_read_depth(k), ties,
-                                   tie_key),
-          m: least(_ndcg_checked_k(k), count(rnk))}],
+        [{keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
+          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), TRY_CAST(rnk AS DOUBLE),
+                                   _ndcg_read_depth(k), ties, tie_key),
+          m: least(_ndcg_checked_k(k), count(TRY_CAST(rnk AS DOUBLE)))}],
         lambda r: CASE
             WHEN _ndcg_has_ties(r.keys, r.m) THEN
                 error('duckdb_ndcg: ' || metric || ' depends on the order of tied rank keys; '
@@ -752,7 +909,9 @@ key_types AS (
     -- the key columns' types, read from one row of each table: keys of different kinds would
     -- join through implicit casts ('07' and '7.0' both equal to 7), so they are refused
     SELECT [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(rankings) LIMIT 1),
-            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(rankings) LIMIT 1)]
+            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(rankings) LIMIT 1),
+            (SELECT typeof(COLUMNS(lambda c: c = coalesce(score_col, position_col)))
+             FROM query_table(rankings) LIMIT 1)]
                AS _shown_types,
            [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
             (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
@@ -763,7 +922,7 @@ shown AS NOT MATERIALIZED (
            COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
            CASE WHEN score_col IS NULL THEN 1 ELSE -1 END
-               * COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS _rnk
+               * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
     FROM query_table(rankings)
 ),
 ranked AS (
@@ -812,6 +971,10 @@ SELECT _key, _k,
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
+           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
+               error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
+                     || rankings || ' must be a number, got ' || _shown_types[3]
+                     || ' (cast it in a view)')
            WHEN _ndcg_key_kind(_shown_types[1]) <> _ndcg_key_kind(_event_types[1])
                 OR _ndcg_key_kind(_shown_types[2]) <> _ndcg_key_kind(_event_types[2]) THEN
                error('duckdb_ndcg: key columns differ in type: rankings ' || rankings || ' has '
@@ -875,60 +1038,13 @@ list_transform(
 -- DOUBLE[] like the accumulator (DuckDB 1.5 requires it).
 CREATE OR REPLACE MACRO _ndcg_subset_sums(weights) AS
 list_reduce(
-    list_transform(weights, lambda w: [w::DOUBLE]),
+    -- the start value [1.0] leads the list, not a third argument: DuckDB 1.4/1.5's list_reduce
+    -- with a start value mixes rows up when the lists' lengths differ
+    list_concat([[1.0]::DOUBLE[]], list_transform(weights, lambda w: [w::DOUBLE])),
     lambda acc, w: list_transform(
         range(len(acc) + w[1]::BIGINT),
         lambda t: CASE WHEN t < len(acc) THEN acc[t + 1] ELSE 0.0 END
-                  + CASE WHEN t >= w[1]::BIGINT THEN acc[t - w[1]::BIGINT + 1] ELSE 0.0 END),
-    [1.0]::DOUBLE[]){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_t_cdf(t, df): P(T <= t) for Student's t with df > 0 degrees of freedom (internal). The
--- lower tail 0.5 I_x(df/2, 1/2) with x = df / (df + t^2) (_ndcg_betainc), so small tail
--- probabilities keep their relative precision; the upper side is 1 minus it.
-CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df) AS
-list_transform(
-    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))],
-    lambda lower: CASE WHEN t > 0 THEN 1.0 - lower ELSE lower END)[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_t_quantile(p, df): the p-quantile of Student's t with df > 0 degrees of freedom, for
--- 0 < p < 1 (internal). Solves P(T > q) = a, a = min(p, 1 - p), by Newton's method on
--- ln P(T > e^u) - ln a in u = ln q (linear in u in the polynomial tails, so the steps stay
--- sane for df near 1): 8 steps from the Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5)
--- around the normal quantile of Abramowitz & Stegun 26.2.23 (near the median, where that is
--- below 0.1, from the tangent at 0). Each step evaluates the exact CDF
--- (_ndcg_t_cdf); the result matches scipy.stats.t.ppf to about 1e-12 relative (1e-9 at
--- df = 1e6, where lgamma limits the CDF itself).
-CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df) AS
-CASE
-    WHEN p = 0.5 THEN 0.0::DOUBLE
-    ELSE sign(p - 0.5) * list_transform(
-        [{a: least(p, 1.0 - p)::DOUBLE, df: df::DOUBLE,
-          z: sqrt(-2.0 * ln(least(p, 1.0 - p)))
-             - (2.515517 + 0.802853 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
-                + 0.010328 * (-2.0 * ln(least(p, 1.0 - p))))
-             / (1.0 + 1.432788 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
-                + 0.189269 * (-2.0 * ln(least(p, 1.0 - p)))
-                + 0.001308 * pow(sqrt(-2.0 * ln(least(p, 1.0 - p))), 3))}],
-        lambda s: exp(list_reduce(
-            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[],
-            lambda u, unused: list_transform(
-                [_ndcg_t_cdf(-exp(u), s.df)],
-                lambda upper: u + (ln(upper) - ln(s.a)) * upper
-                                  / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
-                                                  - 0.5 * ln(s.df * pi())
-                                                  - (s.df + 1.0) / 2.0
-                                                    * _ndcg_log1p(exp(2.0 * u) / s.df))))[1],
-            ln(CASE WHEN s.z < 0.1  -- near the median: the tangent at 0
-                    THEN (0.5 - s.a) * sqrt(s.df * pi())
-                         / exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0))
-                    ELSE s.z
-               + (pow(s.z, 3) + s.z) / (4.0 * s.df)
-               + (5.0 * pow(s.z, 5) + 16.0 * pow(s.z, 3) + 3.0 * s.z) / (96.0 * pow(s.df, 2))
-               + (3.0 * pow(s.z, 7) + 19.0 * pow(s.z, 5) + 17.0 * pow(s.z, 3) - 15.0 * s.z)
-                 / (384.0 * pow(s.df, 3)) END)::DOUBLE)))[1]
-END{% endraw %}{%- endset -%}
+                  + CASE WHEN t >= w[1]::BIGINT THEN acc[t - w[1]::BIGINT + 1] ELSE 0.0 END)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_t_test(estimate, se, df, conf): the two-sided t-test of estimate = 0 with standard error
@@ -954,14 +1070,6 @@ list_transform(
             lambda half: {t: s.e / s.se, p_value: 2.0 * _ndcg_t_cdf(-abs(s.e / s.se), s.df),
                           ci_low: s.e - half, ci_high: s.e + half})[1]
     END)[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_tie_keys(rnk, depth, ties): aggregate; every returned rank key of a group, from which the
--- size of a tie group that straddles position depth is counted (ties = 'average' with a depth
--- only; NULL otherwise). The price of exact averaged ties in one pass: memory linear in the rows
--- (internal).
-CREATE OR REPLACE MACRO _ndcg_tie_keys(rnk, depth, ties) AS
-list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_trec_lines(path, kind) -> TABLE(query_id, item_id, value DOUBLE)
@@ -1004,6 +1112,187 @@ FROM (
     )
 )
 WHERE CASE WHEN first_problem IS NULL THEN true ELSE error('duckdb_ndcg: ' || first_problem) END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[], alpha := 0.05)
+--   -> TABLE(every column of tbl, p_adjusted DOUBLE, reject BOOLEAN)
+-- Multiple-testing correction of the p-values in column p_col of table tbl (a name, quoted as in
+-- SQL when it needs quotes), equal to statsmodels.stats.multitest.multipletests(p, alpha, method):
+--   method  'holm' (step-down, controls the family-wise error rate; statsmodels 'holm'),
+--           'bonferroni' (p times m), 'bh' (Benjamini-Hochberg step-up, controls the false
+--           discovery rate; statsmodels 'fdr_bh'). Adjusted p-values are made monotone in the
+--           order of the raw ones and capped at 1, as statsmodels does.
+--   by      names of columns whose values form separate families (e.g. ['k'] corrects across
+--           slices within each cutoff); [] = one family, the whole table.
+--   alpha   reject = the hypothesis is rejected at family-wise (holm, bonferroni) or false
+--           discovery (bh) rate alpha, with statsmodels' comparisons.
+-- m, the family size, counts the non-NULL p-values; a NULL p-value gets NULL p_adjusted and
+-- reject. A p-value outside [0, 1], an unknown method, alpha outside (0, 1] or a name in `by`
+-- that is not a column are errors.
+-- Example: SELECT * FROM p_adjust('results', method := 'bh', by := ['k']);
+CREATE OR REPLACE MACRO p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[],
+                                 alpha := 0.05) AS TABLE
+WITH keyed AS (
+    SELECT *,
+           to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = p_col))) AS _fam_cols,
+           COLUMNS(lambda c: c = p_col)::DOUBLE AS _p
+    FROM query_table(tbl)
+),
+ranked AS (
+    SELECT *,
+           json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR AS _fam,
+           row_number() OVER (PARTITION BY json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR,
+                                           _p IS NULL
+                              ORDER BY _p) AS _j,
+           count(_p) OVER (PARTITION BY json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR)
+               AS _m
+    FROM keyed
+),
+adjusted AS (
+    SELECT *,
+           -- holm: running max of (m - j + 1) p_(j); not rejected from the first
+           -- p_(j) > alpha / (m - j + 1) on
+           max(_p * (_m - _j + 1)) OVER w_up AS _holm,
+           bool_or(_p > alpha / (_m - _j + 1)) OVER w_up AS _holm_keep,
+           -- bh: running min from the top of p_(j) / (j / m); rejected up to the last
+           -- p_(j) <= alpha j / m
+           min(_p / (_j::DOUBLE / _m)) OVER w_down AS _bh,
+           bool_or(_p <= _j::DOUBLE / _m * alpha) OVER w_down AS _bh_reject
+    FROM ranked
+    WINDOW w_up AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+           w_down AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
+                      ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)
+)
+SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_reject),
+       CASE
+           WHEN method NOT IN ('holm', 'bonferroni', 'bh') THEN
+               error('duckdb_ndcg: method must be ''holm'', ''bonferroni'' or ''bh'', got '''
+                     || coalesce(method, 'NULL') || '''')
+           WHEN alpha IS NULL OR NOT (alpha > 0 AND alpha <= 1) THEN
+               error('duckdb_ndcg: alpha must be in (0, 1], got ' || coalesce(alpha::VARCHAR, 'NULL'))
+           WHEN len(list_filter("by", lambda c: NOT list_contains(json_keys(_fam_cols), c))) > 0 THEN
+               error('duckdb_ndcg: table ' || tbl || ' has no column '
+                     || list_filter("by", lambda c: NOT list_contains(json_keys(_fam_cols), c))[1]
+                     || ' (named in by)')
+           WHEN NOT (_p >= 0 AND _p <= 1) THEN
+               error('duckdb_ndcg: ' || p_col || ' must be between 0 and 1, got ' || _p::VARCHAR)
+           WHEN _p IS NULL THEN NULL
+           WHEN method = 'holm' THEN least(_holm, 1.0)
+           WHEN method = 'bonferroni' THEN least(_p * _m, 1.0)
+           ELSE least(_bh, 1.0)
+       END::DOUBLE AS p_adjusted,
+       CASE
+           WHEN _p IS NULL THEN NULL
+           WHEN method = 'holm' THEN NOT _holm_keep
+           WHEN method = 'bonferroni' THEN _p <= alpha / _m
+           ELSE _bh_reject
+       END AS reject
+FROM adjusted{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- welch_ttest(value, is_b, conf := 0.95)
+--   -> STRUCT(n_a, n_b BIGINT, mean_a, mean_b, mean_diff, t, df, p_value, ci_low, ci_high DOUBLE,
+--             dropped BIGINT)  [aggregate]
+-- Welch's unpaired t-test of arm B against arm A (online A/B: each row one query of one arm,
+-- is_b true for B, false for A): two-sided test of mean_b - mean_a = 0 with the
+-- Welch-Satterthwaite df, and the conf t-interval of the difference; equal to
+-- scipy.stats.ttest_ind(b, a, equal_var=False) and its confidence_interval(conf).
+-- Rows with a NULL value or is_b are dropped (`dropped` counts them). Degenerate input (never
+-- NaN): fewer than 2 values in an arm gives NULL t, df, p_value, interval; both arms constant
+-- gives t NULL, p_value 1 when the means are equal (else 0) and the interval
+-- [mean_diff, mean_diff].
+-- Example: SELECT device, unnest(welch_ttest(ndcg, arm = 'new')) FROM per_query GROUP BY device;
+CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95) AS
+list_transform(
+    [{n_a: count(CASE WHEN NOT is_b THEN value END), n_b: count(CASE WHEN is_b THEN value END),
+      mean_a: avg(CASE WHEN NOT is_b THEN value END)::DOUBLE,
+      mean_b: avg(CASE WHEN is_b THEN value END)::DOUBLE,
+      va: (var_samp(CASE WHEN NOT is_b THEN value END)
+           / count(CASE WHEN NOT is_b THEN value END))::DOUBLE,
+      vb: (var_samp(CASE WHEN is_b THEN value END)
+           / count(CASE WHEN is_b THEN value END))::DOUBLE,
+      dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)}],
+    lambda s: list_transform(
+        [{df: (s.va + s.vb) * (s.va + s.vb)
+              / nullif(s.va * s.va / (s.n_a - 1) + s.vb * s.vb / (s.n_b - 1), 0)}],
+        lambda w: list_transform(
+            [_ndcg_t_test(s.mean_b - s.mean_a, sqrt(s.va + s.vb), w.df, conf)],
+            lambda r: {n_a: s.n_a, n_b: s.n_b, mean_a: s.mean_a, mean_b: s.mean_b,
+                       mean_diff: s.mean_b - s.mean_a, t: r.t,
+                       df: CASE WHEN s.va + s.vb > 0 THEN w.df END::DOUBLE,
+                       p_value: r.p_value, ci_low: r.ci_low, ci_high: r.ci_high,
+                       dropped: s.dropped})[1])[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- ab_summary(rankings, events, arm_col, k := 10, baseline := NULL, slice_by := [], conf := 0.95,
+--            correction := 'holm', alpha := 0.05, ...every other ndcg_report parameter)
+--   -> TABLE(<slice_by columns>, k BIGINT, arm, baseline VARCHAR, queries_a, queries_b BIGINT,
+--            mean_a, mean_b, mean_diff, ci_low, ci_high, p_value, p_adjusted DOUBLE,
+--            reject BOOLEAN)
+-- An online A/B test: one rankings table holding every arm (column arm_col), so each arm has its
+-- own queries. One row per (slice, cutoff, arm other than the baseline): Welch's t-test
+-- (welch_ttest) of the arm's per-query NDCG@k (B) against the baseline arm's (A) in the same
+-- slice, mean_diff = mean_b - mean_a with its conf t-interval, and p-values corrected across
+-- all rows of the result (correction 'holm', 'bonferroni', 'bh' as p_adjust, or 'none';
+-- reject = p_adjusted <= alpha in that sense). Arms are compared as text.
+--   baseline  the arm_col value of the control arm: required; an error when no row has it.
+-- The per-query NDCG is ndcg_report's with slice_by + [arm_col] (same parameters).
+-- Example: SELECT * FROM ab_summary('impressions', 'events', 'variant', baseline := 'control',
+--                                   k := [5, 10], slice_by := ['device']);
+CREATE OR REPLACE MACRO ab_summary(rankings, events, arm_col, k := 10, baseline := NULL,
+                                   slice_by := []::VARCHAR[], conf := 0.95,
+                                   correction := 'holm', alpha := 0.05,
+                                   query_col := 'query_id', item_col := 'item_id',
+                                   position_col := 'position', score_col := NULL,
+                                   ties := 'average', gain := 'linear', log_base := 2,
+                                   empty_ideal := 0.0, duplicates := 'error',
+                                   event_col := 'event_type', mapping := NULL, collapse := 'max',
+                                   time_col := NULL, unknown := 'error') AS TABLE
+WITH _ndcg_ab_rows AS (
+    SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
+    FROM (
+        SELECT unnest(_key), _k AS k, ndcg AS _ndcg
+        FROM _ndcg_report_rows(rankings, events, k, list_concat(slice_by, [arm_col]), query_col,
+                               item_col, position_col, score_col, ties, gain, log_base,
+                               empty_ideal, duplicates, event_col, mapping, collapse, time_col,
+                               unknown)
+    )
+),
+_ndcg_ab_arms AS (
+    SELECT DISTINCT _arm AS _treatment
+    FROM _ndcg_ab_rows
+    WHERE CASE
+              WHEN baseline IS NULL THEN
+                  error('duckdb_ndcg: ab_summary needs baseline := <the control arm''s value of '
+                        || arm_col || '>')
+              WHEN NOT (SELECT bool_or(_arm = baseline::VARCHAR) FROM _ndcg_ab_rows) THEN
+                  error('duckdb_ndcg: no row of ' || rankings || ' has ' || arm_col || ' = '
+                        || baseline::VARCHAR || ' (baseline)')
+              ELSE _arm <> baseline::VARCHAR
+          END
+),
+_ndcg_ab_tests AS (
+    SELECT COLUMNS(lambda c: c NOT IN [query_col, arm_col, '_ndcg', '_arm', '_treatment']),
+           _treatment AS arm,
+           welch_ttest(_ndcg, _arm = _treatment, conf := conf) AS _w
+    FROM _ndcg_ab_rows JOIN _ndcg_ab_arms ON _arm IN (_treatment, baseline::VARCHAR)
+    GROUP BY ALL
+),
+_ndcg_ab_p AS (
+    SELECT *, _w.p_value AS p_value FROM _ndcg_ab_tests
+)
+SELECT COLUMNS(lambda c: c NOT IN ['_w', 'p_value', 'p_adjusted', 'reject', 'arm']),
+       arm,
+       baseline::VARCHAR AS baseline,
+       _w.n_a AS queries_a, _w.n_b AS queries_b, _w.mean_a, _w.mean_b, _w.mean_diff, _w.ci_low,
+       _w.ci_high, p_value,
+       CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
+       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject
+FROM p_adjust('_ndcg_ab_p', p_col := 'p_value',
+              method := CASE WHEN correction = 'none' THEN 'holm' ELSE correction END,
+              alpha := alpha)
+ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
@@ -1073,24 +1362,9 @@ list_transform(
 -- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
-          AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
-    -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
-    -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
-    list_transform(
-        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
-          grades: CASE WHEN ties = 'key'
-                       THEN _ndcg_top_grades(rel, rnk, _ndcg_read_depth(k), ties, tie_key) END,
-          rows: _ndcg_gained_rows(rel, rnk, gain, ties),
-          m: least(_ndcg_checked_k(k), count(rnk)),
-          tie_keys: _ndcg_tie_keys(rnk, _ndcg_read_depth(k), ties)}],
-        lambda r: _ndcg_dcg_at(
-            r.keys, r.grades, r.rows, r.m,
-            -- every key of the group: kept apart when only the top keys are (NULL otherwise)
-            len(list_filter(coalesce(r.tie_keys, r.keys), lambda x: x = r.keys[r.m])),
-            coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
-                                             lambda x: x.g)), 0.0),
-            gain, log_base))[1]
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, log_base,
+              negative)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1106,472 +1380,74 @@ dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := 'no
     negative := negative){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [], ...every other
---                 ndcg_report parameter)
+-- compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [], query_set := 'both',
+--                 missing := 'zero', ...every other ndcg_report parameter)
 --   -> TABLE(<query_col>, <slice_by columns>, k BIGINT, ndcg_a, ndcg_b, diff DOUBLE,
---            mean_diff DOUBLE, queries BIGINT)
+--            mean_diff DOUBLE, queries BIGINT, filled VARCHAR, queries_filled,
+--            queries_dropped BIGINT)
 -- Two rankers judged by the same events: NDCG@k of each per (slice, query), diff = ndcg_b -
 -- ndcg_a (positive: B is better), and mean_diff, the mean of diff over the queries of the slice
 -- and cutoff (equal to mean NDCG of B minus mean NDCG of A on those queries).
--- Query set: queries shown by both rankers (a query only one ranker showed is left out, because
--- its difference is undefined); `queries` counts them. Both tables use the same column names.
+--   query_set  which (slice, query) pairs are compared: 'both' (shown by both rankers), 'either'
+--              (shown by at least one), 'a' (shown by A), 'b' (shown by B).
+--   missing    a query of the set that one ranker did not show: 'zero' scores it 0 for that
+--              ranker (trec_eval -c) and names the ranker in `filled` ('a' or 'b'; NULL when
+--              both showed it); 'error' makes it an error naming the query.
+-- queries counts the rows of the slice and cutoff, queries_filled those with a filled score,
+-- queries_dropped the queries only one ranker showed that the query set leaves out. Both tables
+-- use the same column names.
 -- Example: SELECT * FROM compare_rankers('ranker_a', 'ranker_b', 'events', k := [5, 10]);
 CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
-                                        slice_by := []::VARCHAR[],
-                                        query_col := 'query_id', item_col := 'item_id',
+                                        slice_by := []::VARCHAR[], query_set := 'both',
+                                        missing := 'zero', query_col := 'query_id',
+                                        item_col := 'item_id',
                                         position_col := 'position', score_col := NULL,
                                         ties := 'average', gain := 'linear', log_base := 2,
                                         empty_ideal := 0.0, duplicates := 'error',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-SELECT unnest(a._key), a._k AS k, a.ndcg AS ndcg_a, b.ndcg AS ndcg_b, b.ndcg - a.ndcg AS diff,
-       avg(b.ndcg - a.ndcg) OVER (PARTITION BY a._slice, a._k) AS mean_diff,
-       count(*) OVER (PARTITION BY a._slice, a._k) AS queries
+SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff,
+       avg(ndcg_b - ndcg_a) OVER (PARTITION BY _slice, _k) AS mean_diff,
+       count(*) OVER (PARTITION BY _slice, _k) AS queries,
+       filled,
+       count(filled) OVER (PARTITION BY _slice, _k) AS queries_filled,
+       queries_dropped
 FROM (
-    SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
+    SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
+           json_merge_patch(to_json(coalesce(a._key, b._key)), json_object(query_col, NULL))::VARCHAR
+               AS _slice,
+           CASE
+               WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
+                   error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
+                         || coalesce(query_set, 'NULL') || '''')
+               WHEN missing NOT IN ('zero', 'error') THEN
+                   error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
+                         || coalesce(missing, 'NULL') || '''')
+               WHEN a._key IS NULL THEN 'a'
+               WHEN b._key IS NULL THEN 'b'
+           END AS filled,
+           CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
+           CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
+           count(*) FILTER (WHERE (a._key IS NULL AND query_set IN ('both', 'a'))
+                                  OR (b._key IS NULL AND query_set IN ('both', 'b')))
+               OVER (PARTITION BY json_merge_patch(to_json(coalesce(a._key, b._key)),
+                                                   json_object(query_col, NULL))::VARCHAR,
+                                  coalesce(a._k, b._k)) AS queries_dropped
     FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                           mapping, collapse, time_col, unknown)
-) AS a
-JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
-                       score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                       mapping, collapse, time_col, unknown) AS b
-    ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k
-ORDER BY ALL{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- discounted_gain(rel, rnk, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
--- The DCG term of one item at 1-based position rnk: gain(rel) / log_base(rnk + 1). Summed as a
--- running window it gives DCG at every rank (the window form):
---   SELECT query_id, rnk,
---          sum(discounted_gain(rel, rnk)) OVER (PARTITION BY query_id ORDER BY rnk) AS dcg_at_rank
---   FROM ranked;
--- rnk must be a position (1, 2, 3, ...): use row_number() first when it is a score.
-CREATE OR REPLACE MACRO discounted_gain(rel, rnk, gain := 'linear', log_base := 2,
-                                        negative := 'error') AS
-CASE
-    WHEN rnk IS NULL OR rnk < 1 OR rnk <> floor(rnk) THEN
-        error('duckdb_ndcg: rnk must be a position 1, 2, 3, ..., got ' || coalesce(rnk::VARCHAR, 'NULL'))
-    ELSE _ndcg_gain(rel, gain, negative) / _ndcg_discount(rnk, log_base)
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- event_match(rankings, events, query_col := 'query_id', item_col := 'item_id',
---             event_col := 'event_type', mapping := NULL, sample := 10000)
---   -> TABLE(sampled BIGINT, matched BIGINT)
--- How many of the first `sample` events with a positive grade (by mapping, as in event_relevance)
--- name a (query, item) that `rankings` shows. matched = 0 with sampled > 0 means the events judge
--- nothing that was shown: ids written differently in the two tables ('A12' and 'a12', '007' and
--- '7'), so every NDCG would be 0. One bounded read of the events and one read of the rankings'
--- key columns; evaluate() and the CLI warn from it.
--- Example: SELECT * FROM event_match('shown', 'events');
-CREATE OR REPLACE MACRO event_match(rankings, events, query_col := 'query_id',
-                                    item_col := 'item_id', event_col := 'event_type',
-                                    mapping := NULL, sample := 10000) AS TABLE
-WITH graded AS (
-    SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
-    FROM (
-        SELECT * FROM query_table(events)
-        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) > 0
-        LIMIT sample
-    )
-),
-shown AS (
-    SELECT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
-    FROM query_table(rankings)
+                           mapping, collapse, time_col, unknown) AS a
+    FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
+                                score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                                mapping, collapse, time_col, unknown) AS b
+        ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k
+    QUALIFY (a._key IS NOT NULL OR query_set IN ('either', 'b'))
+            AND (b._key IS NOT NULL OR query_set IN ('either', 'a'))
 )
-SELECT count(*) AS sampled,
-       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM shown WHERE shown._q = graded._q
-                                                           AND shown._i = graded._i)) AS matched
-FROM graded{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
---   [aggregate]
--- Hit rate@k: 1.0 when a relevant row (rel >= threshold) is among the first k returned, else 0.0
--- (trec_eval success.k). Averaged over queries it is the hit rate. Tied rank keys within the
--- first k + 1 rows need ties := 'key'.
--- Example: SELECT avg(hit) FROM (SELECT hit_rate(rel, rnk, 10) AS hit FROM judged_run GROUP BY query_id);
-CREATE OR REPLACE MACRO hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                 tie_key := NULL) AS
-CASE WHEN list_contains(_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'hit_rate'), 1)
-     THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE  [aggregate]
--- Ideal DCG@k of a group: the DCG of its judged grades (non-NULL rel) sorted best first, cut at k
--- (NULL = every judged row).
--- Example: SELECT query_id, idcg(rel, 10) FROM qrels GROUP BY query_id;
-CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL THEN
-    _ndcg_sum_discounted(_ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain), _ndcg_checked_k(k), log_base)
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- list_cg(rels, k := NULL, gain := 'linear', negative := 'error') -> DOUBLE
--- Cumulative gain: the sum of the gains of the first k grades of a ranked list (all when k is NULL).
---   rels      grades in ranked order; NULL = unjudged (gain 0).
---   k         cutoff, a positive whole number; NULL = the whole list.
---   gain      'linear' | 'exponential' (2^rel - 1) | MAP from grade to gain.
---   negative  'error' | 'zero'.
--- Example: SELECT list_cg([3, 2, 3, 0, 1, 2]);  -- 11
-CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error') AS
-_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                     _ndcg_checked_k(k), 'none'){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- list_dcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
--- Discounted cumulative gain of a ranked list: sum of gain(rels[i]) / log_base(i + 1), i = 1..k.
---   rels      grades in ranked order; NULL = unjudged (gain 0).
---   k         cutoff; NULL = the whole list.
---   gain      'linear' (seeds' formula (1)) | 'exponential' (formula (2)) | MAP from grade to gain.
---   log_base  base of the discount logarithm (2).
--- Example: SELECT list_dcg([3, 2, 3, 0, 1, 2]);  -- 6.861
-CREATE OR REPLACE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2,
-                                 negative := 'error') AS
-_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                     _ndcg_checked_k(k), log_base){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- list_idcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
--- Ideal DCG: the DCG of the grades sorted by gain, best first, cut at k (NULL = all of them).
---   rels      every judged grade of the query, in any order.
--- Example: SELECT list_idcg([3, 2, 2, 1]);  -- 5.6925
-CREATE OR REPLACE MACRO list_idcg(rels, k := NULL, gain := 'linear', log_base := 2,
-                                  negative := 'error') AS
-_ndcg_sum_discounted(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative))),
-                     _ndcg_checked_k(k), log_base){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2, empty_ideal := 0.0,
---           clamp_k := false, full_ideal := false, negative := 'error') -> DOUBLE
--- Normalised DCG of a ranked list: DCG@k / IDCG@k.
---   rels         grades in ranked order; NULL = unjudged (gain 0).
---   k            cutoff. NULL cuts DCG and IDCG at len(rels) (the seeds' convention).
---                An explicit k cuts both at k: DCG stops at the end of the list, IDCG takes
---                the k best grades of `ideal` (trec_eval ndcg_cut.k).
---   ideal        every judged grade of the query, in any order; NULL = rels.
---   empty_ideal  the result when IDCG is 0 (0.0; pass NULL so that avg() skips such queries).
---   clamp_k      true cuts IDCG at least(k, len(rels)), as the seeds' code and Elasticsearch do.
---   full_ideal   with k NULL, true takes IDCG over all of `ideal` (trec_eval ndcg, ir_measures nDCG).
--- Example: SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1]);  -- 0.6048882832133625
-CREATE OR REPLACE MACRO list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2,
-                                  empty_ideal := 0.0, clamp_k := false, full_ideal := false,
-                                  negative := 'error') AS
-coalesce(
-    list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative)
-    / nullif(_ndcg_sum_discounted(
-        list_reverse_sort(list_transform(coalesce(ideal, rels),
-                                         lambda r: _ndcg_gain(r, gain, negative))),
-        _ndcg_ideal_cut(_ndcg_checked_k(k), len(rels), clamp_k, full_ideal),
-        log_base), 0),
-    empty_ideal){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
---                        tie_key := NULL) -> DOUBLE  [aggregate]
--- MAP, the mean average precision over the queries of a group. A BI-safe measure like mean_ndcg:
--- each query_id's rows form one ranking, scored by average_precision(rel, rnk, k, ...); the
--- group's value is the avg over its queries, whatever a chart groups by (average_precision alone
--- would take a chart's whole group as ONE ranking). Parameters, defaults and errors are
--- average_precision's. Memory linear in the group's rows.
--- Example: SELECT device, mean_average_precision(query_id, rel, rnk, 10)
---          FROM judged_run GROUP BY device;
-CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1,
-                                               ties := 'average', tie_key := NULL) AS
-(
-    -- the group's rows as a list, unnested and scored per query by average_precision itself
-    SELECT avg(_ndcg_per_query.v)
-    FROM (
-        SELECT average_precision(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                                ties := ties, tie_key := _ndcg_row.tie_key) AS v
-        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_row.q
-    ) AS _ndcg_per_query
-){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
---               tie_key := NULL) -> DOUBLE  [aggregate]
--- Hit rate@k over the queries of a group: the share of queries with a relevant row among their
--- first k. A BI-safe measure like mean_ndcg: each query_id's rows form one ranking, scored by
--- hit_rate(rel, rnk, k, ...); the group's value is the avg over its queries, whatever a chart
--- groups by (hit_rate alone would take a chart's whole group as ONE ranking). Parameters,
--- defaults and errors are hit_rate's. Memory linear in the group's rows.
--- Example: SELECT device, mean_hit_rate(query_id, rel, rnk, 10)
---          FROM judged_run GROUP BY device;
-CREATE OR REPLACE MACRO mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1,
-                                      ties := 'average', tie_key := NULL) AS
-(
-    -- the group's rows as a list, unnested and scored per query by hit_rate itself
-    SELECT avg(_ndcg_per_query.v)
-    FROM (
-        SELECT hit_rate(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                       ties := ties, tie_key := _ndcg_row.tie_key) AS v
-        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_row.q
-    ) AS _ndcg_per_query
-){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
---      empty_ideal := 0.0, clamp_k := false, full_ideal := false, negative := 'error')
---   -> DOUBLE  [aggregate]
--- NDCG@k = DCG@k / IDCG@k of the ranking formed by a group's rows. Rows with NULL rnk are judged
--- items the ranker did not return (a FULL OUTER JOIN of a run with its judgments): they count in
--- the ideal only. Rows with NULL rel are unjudged: gain 0, not in the ideal.
---   k            NULL cuts DCG and IDCG at the number of returned rows (the seeds' convention);
---                an explicit k cuts both at k, IDCG over all judged rows (trec_eval ndcg_cut.k).
---   empty_ideal  result when IDCG is 0 (0.0; NULL makes avg() skip the query).
---   clamp_k      true cuts IDCG at least(k, returned rows) (the seeds' code, Elasticsearch).
---   full_ideal   with k NULL, true takes IDCG over every judged row (trec_eval ndcg).
---   gain, ties, tie_key, log_base, negative: as for dcg.
--- Example: SELECT query_id, ndcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
-CREATE OR REPLACE MACRO ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
-                             log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
-                             negative := 'error') AS
-coalesce(
-    dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := log_base,
-        negative := negative)
-    / nullif(_ndcg_sum_discounted(
-        -- with averaged ties, dcg already holds every non-zero gain (judged rows it did not
-        -- return too): their sorted gains are the ideal ranking, with no aggregate of its own
-        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
-             THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
-                                                   lambda x: x.g))
-             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
-        END,
-        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
-    empty_ideal){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear', ties := 'average', tie_key := NULL,
---           log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
---           negative := 'error') -> DOUBLE  [aggregate]
--- Mean NDCG@k over the queries of a group: the rows of each query_id form one ranking, scored as
--- ndcg(rel, rnk, k, ...) scores it, and the group's value is the avg of those per-query values.
--- The measure for BI tools (a saved Superset metric, a dashboard tile): it is the mean over queries
--- whatever the chart groups by (device, day, variant, nothing), where ndcg(rel, rnk, k) would take
--- all rows of the chart's group as ONE ranking. A query whose rows fall in two groups is scored in
--- each from its rows there. empty_ideal := NULL leaves queries without a relevant item out of the
--- mean (avg skips NULL). Every other parameter is ndcg's, with the same default, except k := 10.
--- Cost: the group's rows are gathered into a list and re-aggregated per query (1.2x to 3x the time
--- of ndcg grouped by query then averaged, at 1M-5M rows; memory linear in the group's rows).
--- Example: SELECT device, mean_ndcg(query_id, rel, rnk, 10) FROM judged_run GROUP BY device;
-CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear', ties := 'average',
-                                  tie_key := NULL, log_base := 2, empty_ideal := 0.0,
-                                  clamp_k := false, full_ideal := false, negative := 'error') AS
-(
-    -- list(...) is an aggregate of the caller's group; the subquery unnests it and scores each
-    -- query with ndcg itself, so both agree by construction (options, ties, checks and errors)
-    SELECT avg(_ndcg_per_query.v)
-    FROM (
-        SELECT ndcg(_ndcg_row.rel, _ndcg_row.rnk, k, gain := gain, ties := ties,
-                    tie_key := _ndcg_row.tie_key, log_base := log_base, empty_ideal := empty_ideal,
-                    clamp_k := clamp_k, full_ideal := full_ideal, negative := negative) AS v
-        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_row.q
-    ) AS _ndcg_per_query
-){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
---   [aggregate]
--- Precision@k (named precision_at_k because PRECISION is an SQL keyword): relevant rows
--- (rel >= threshold) among the first k returned, divided by k
--- (trec_eval P_k: the denominator stays k when fewer rows were returned); k NULL divides by the
--- number of returned rows. With ties = 'average' a tie group straddling k counts its mean.
--- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
-CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                  tie_key := NULL) AS
-coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
-         / nullif(coalesce(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
---                     tie_key := NULL) -> DOUBLE  [aggregate]
--- Mean precision@k over the queries of a group. A BI-safe measure like mean_ndcg: each query_id's
--- rows form one ranking, scored by precision_at_k(rel, rnk, k, ...); the group's value is the avg
--- over its queries, whatever a chart groups by (precision_at_k alone would take a chart's whole
--- group as ONE ranking). Parameters, defaults and errors are precision_at_k's. Memory linear in
--- the group's rows.
--- Example: SELECT device, mean_precision_at_k(query_id, rel, rnk, 10)
---          FROM judged_run GROUP BY device;
-CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
-                                            ties := 'average', tie_key := NULL) AS
-(
-    -- the group's rows as a list, unnested and scored per query by precision_at_k itself
-    SELECT avg(_ndcg_per_query.v)
-    FROM (
-        SELECT precision_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                             ties := ties, tie_key := _ndcg_row.tie_key) AS v
-        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_row.q
-    ) AS _ndcg_per_query
-){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
---   [aggregate]
--- Recall@k: relevant rows (rel >= threshold) among the first k returned, divided by all relevant
--- judged rows of the group, returned or not (trec_eval recall_k); 0 when nothing is relevant.
--- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
-CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                               tie_key := NULL) AS
-coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
-         / nullif(sum(_ndcg_relevant(rel, threshold)), 0), 0.0){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
---                  tie_key := NULL) -> DOUBLE  [aggregate]
--- Mean recall@k over the queries of a group. A BI-safe measure like mean_ndcg: each query_id's
--- rows form one ranking, scored by recall_at_k(rel, rnk, k, ...); the group's value is the avg
--- over its queries, whatever a chart groups by (recall_at_k alone would take a chart's whole
--- group as ONE ranking). Parameters, defaults and errors are recall_at_k's. Memory linear in the
--- group's rows.
--- Example: SELECT device, mean_recall_at_k(query_id, rel, rnk, 10)
---          FROM judged_run GROUP BY device;
-CREATE OR REPLACE MACRO mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
-                                         ties := 'average', tie_key := NULL) AS
-(
-    -- the group's rows as a list, unnested and scored per query by recall_at_k itself
-    SELECT avg(_ndcg_per_query.v)
-    FROM (
-        SELECT recall_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                          ties := ties, tie_key := _ndcg_row.tie_key) AS v
-        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_row.q
-    ) AS _ndcg_per_query
-){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
---   -> DOUBLE  [aggregate]
--- 1 / position of the first relevant row (rel >= threshold) among the first k returned, 0.0 when
--- there is none (trec_eval recip_rank). Averaged over queries it is MRR. Tied rank keys within the
--- first k + 1 rows need ties := 'key'.
--- Example: SELECT avg(rr) AS mrr FROM (SELECT reciprocal_rank(rel, rnk) AS rr FROM judged_run GROUP BY query_id);
-CREATE OR REPLACE MACRO reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                        tie_key := NULL) AS
-coalesce(1.0 / list_position(
-    _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'reciprocal_rank'), 1), 0.0){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
---                      tie_key := NULL) -> DOUBLE  [aggregate]
--- MRR, the mean reciprocal rank over the queries of a group. A BI-safe measure like mean_ndcg:
--- each query_id's rows form one ranking, scored by reciprocal_rank(rel, rnk, k, ...); the group's
--- value is the avg over its queries, whatever a chart groups by (reciprocal_rank alone would take
--- a chart's whole group as ONE ranking). Parameters, defaults and errors are reciprocal_rank's.
--- Memory linear in the group's rows.
--- Example: SELECT device, mean_reciprocal_rank(query_id, rel, rnk, 10)
---          FROM judged_run GROUP BY device;
-CREATE OR REPLACE MACRO mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1,
-                                             ties := 'average', tie_key := NULL) AS
-(
-    -- the group's rows as a list, unnested and scored per query by reciprocal_rank itself
-    SELECT avg(_ndcg_per_query.v)
-    FROM (
-        SELECT reciprocal_rank(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                              ties := ties, tie_key := _ndcg_row.tie_key) AS v
-        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk, tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_row.q
-    ) AS _ndcg_per_query
-){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- ndcg_curve(tbl, max_k := 10, gain := 'linear', log_base := 2, query_col := 'query_id',
---            rel_col := 'rel', rnk_col := 'rnk') -> TABLE(query_id, k BIGINT, ndcg DOUBLE)
--- NDCG@k for every k = 1..max_k and every query of table `tbl` (a name, quoted as in SQL when it
--- needs quotes), with the conventions of the ndcg aggregate (average ties, NULL rnk = judged but
--- not returned, NULL rel = unjudged). Column names are given as strings.
--- Example: SELECT k, avg(ndcg) FROM ndcg_curve('judged_run', max_k := 20) GROUP BY k ORDER BY k;
-CREATE OR REPLACE MACRO ndcg_curve(tbl, max_k := 10, gain := 'linear', log_base := 2,
-                                   query_col := 'query_id', rel_col := 'rel', rnk_col := 'rnk') AS TABLE
-SELECT query_id, cut.k, ndcg(rel, rnk, cut.k, gain := gain, log_base := log_base) AS ndcg
-FROM (
-    SELECT COLUMNS(lambda c: c = query_col) AS query_id,
-           COLUMNS(lambda c: c = rel_col) AS rel,
-           COLUMNS(lambda c: c = rnk_col) AS rnk
-    FROM query_table(tbl)
-) AS judged,
-range(1, _ndcg_checked_k(max_k) + 1) AS cut(k)
-GROUP BY query_id, cut.k
-ORDER BY query_id, cut.k{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- ndcg_report(rankings, events, k := 10, slice_by := [], query_col := 'query_id',
---             item_col := 'item_id', position_col := 'position', score_col := NULL,
---             ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0,
---             duplicates := 'error', event_col := 'event_type', mapping := NULL,
---             collapse := 'max', time_col := NULL, unknown := 'error')
---   -> TABLE(<query_col>, <slice_by columns>, k BIGINT, ndcg, dcg, idcg DOUBLE,
---            shown, shown_relevant, relevant BIGINT)
--- NDCG@k of every query a ranker showed, judged by what users did: `rankings` (a table name) holds
--- what was shown (query, item, position or score), `events` (a table name) what users did; events
--- become grades with event_relevance (mapping, collapse, time_col, unknown, event_col: see there).
--- Long format, one row per (slice, query, cutoff): k := [1, 5, 10] gives three rows per query, so
--- any number of cutoffs keeps one schema and `GROUP BY k` gives the means (ndcg_summary does).
---   k             a cutoff or a list of them; NULL = no cutoff (whole ranking, IDCG over every
---                 graded item: trec_eval ndcg). A cutoff k cuts DCG and IDCG at k (ndcg_cut.k).
---   slice_by      names of extra columns of `rankings` (day, device, variant): each (slice, query)
---                 is its own ranking, judged by the same events (they join on query and item only).
---   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
---                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
---                 as trec_eval does).
---   gain, log_base, empty_ideal: as for the ndcg aggregate.
---   duplicates    'error': an item shown twice among the rows a cutoff reads (the first
---                 max(k) + 1 of a (slice, query), all when k is NULL or above 100) is an error naming it; a
---                 duplicate further down cannot change NDCG@k and just counts in `shown`;
---                 'allow': every impression is a ranked row.
--- Rules: the queries are those of `rankings` (events of other queries are ignored); a graded item
--- never shown counts in IDCG only (judged but not returned, as in trec_eval); a shown item without
--- events has grade 0; a query with no positive grade gets ndcg = empty_ideal (an empty events
--- table gives every query empty_ideal). shown = rows shown, shown_relevant = shown with grade > 0,
--- relevant = items with grade > 0 in the events of the query. NULL keys are errors.
--- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
-CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
-                                    query_col := 'query_id', item_col := 'item_id',
-                                    position_col := 'position', score_col := NULL,
-                                    ties := 'average', gain := 'linear', log_base := 2,
-                                    empty_ideal := 0.0, duplicates := 'error',
-                                    event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                    time_col := NULL, unknown := 'error') AS TABLE
-SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant, relevant
-FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
-                       ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
-                       time_col, unknown){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- ndcg_summary(rankings, events, k := 10, slice_by := [], ...every other ndcg_report parameter)
---   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
---            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE)
--- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
--- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
--- empty_ideal (0.0 by default, so it pulls the mean down; empty_ideal := NULL leaves it out of
--- mean_ndcg). queries_without_relevant counts them; mean_ndcg_with_relevant is the mean over the
--- other queries, for comparison.
--- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
-CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
-                                     query_col := 'query_id', item_col := 'item_id',
-                                     position_col := 'position', score_col := NULL,
-                                     ties := 'average', gain := 'linear', log_base := 2,
-                                     empty_ideal := 0.0, duplicates := 'error',
-                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                     time_col := NULL, unknown := 'error') AS TABLE
-SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant']),
-       count(*) AS queries,
-       avg(_ndcg) AS mean_ndcg,
-       count(*) FILTER (WHERE _relevant = 0) AS queries_without_relevant,
-       avg(_ndcg) FILTER (WHERE _relevant > 0) AS mean_ndcg_with_relevant
-FROM (
-    SELECT unnest(_key), _k AS k, ndcg AS _ndcg, relevant AS _relevant
-    FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
-                           score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                           mapping, collapse, time_col, unknown)
-)
-GROUP BY ALL
+WHERE filled IS NULL OR missing = 'zero'
+      OR error('duckdb_ndcg: query ' || to_json(_key) || ' was shown by ranker '
+               || CASE filled WHEN 'a' THEN 'B' ELSE 'A' END || ' only (query_set := '''
+               || query_set || '''; pass missing := ''zero'' to score it 0 for the other)')
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1638,32 +1514,6 @@ list_transform(
                dropped: s.dropped})[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- read_qrels(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, rel DOUBLE)
--- Reads a TREC qrels file ("query_id iteration item_id grade" per line, whitespace-separated:
--- spaces or tabs; blank lines are skipped). Errors name the line: a line without 4 fields, a grade
--- that is not a finite number, an item judged twice for one query (naming both lines). Every line
--- is checked whichever columns the query selects.
--- Example: SELECT * FROM read_qrels('qrels.txt');
-CREATE OR REPLACE MACRO read_qrels(path) AS TABLE
-SELECT query_id, item_id, value AS rel
-FROM _ndcg_trec_lines(path, 'qrels'){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- read_trec_run(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, score DOUBLE, rnk BIGINT)
--- Reads a TREC run file ("query_id Q0 item_id rank score tag" per line, whitespace-separated:
--- spaces or tabs; blank lines are skipped). rnk follows trec_eval's order: score descending, then
--- item_id descending; the file's own rank column is ignored, as trec_eval ignores it. Errors name
--- the first bad line: fewer than 6 fields (fields after the tag are ignored, as in trec_eval), a
--- score that is not a finite number, an item listed twice for one query
--- (naming both lines; fatal in trec_eval too). Every line is checked whichever columns the query
--- selects.
--- Example: SELECT query_id, item_id, rnk FROM read_trec_run('run.txt') WHERE rnk <= 10;
-CREATE OR REPLACE MACRO read_trec_run(path) AS TABLE
-SELECT query_id, item_id, value AS score,
-       row_number() OVER (PARTITION BY query_id ORDER BY value DESC, item_id DESC) AS rnk
-FROM _ndcg_trec_lines(path, 'run'){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- sign_test(b, a) -> STRUCT(n, wins, losses BIGINT, p_value DOUBLE, dropped BIGINT)  [aggregate]
 -- The two-sided sign test of B against A over a group's rows, one row per query: wins = queries
 -- with b > a, losses = b < a, n = wins + losses (equal scores are left out, as the sign test
@@ -1683,40 +1533,6 @@ list_transform(
                                  least(s.wins, s.losses) + 1.0, 0.5, 0.5))
                         END::DOUBLE,
                dropped: s.dropped})[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- welch_ttest(value, is_b, conf := 0.95)
---   -> STRUCT(n_a, n_b BIGINT, mean_a, mean_b, mean_diff, t, df, p_value, ci_low, ci_high DOUBLE,
---             dropped BIGINT)  [aggregate]
--- Welch's unpaired t-test of arm B against arm A (online A/B: each row one query of one arm,
--- is_b true for B, false for A): two-sided test of mean_b - mean_a = 0 with the
--- Welch-Satterthwaite df, and the conf t-interval of the difference; equal to
--- scipy.stats.ttest_ind(b, a, equal_var=False) and its confidence_interval(conf).
--- Rows with a NULL value or is_b are dropped (`dropped` counts them). Degenerate input (never
--- NaN): fewer than 2 values in an arm gives NULL t, df, p_value, interval; both arms constant
--- gives t NULL, p_value 1 when the means are equal (else 0) and the interval
--- [mean_diff, mean_diff].
--- Example: SELECT device, unnest(welch_ttest(ndcg, arm = 'new')) FROM per_query GROUP BY device;
-CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95) AS
-list_transform(
-    [{n_a: count(CASE WHEN NOT is_b THEN value END), n_b: count(CASE WHEN is_b THEN value END),
-      mean_a: avg(CASE WHEN NOT is_b THEN value END)::DOUBLE,
-      mean_b: avg(CASE WHEN is_b THEN value END)::DOUBLE,
-      va: (var_samp(CASE WHEN NOT is_b THEN value END)
-           / count(CASE WHEN NOT is_b THEN value END))::DOUBLE,
-      vb: (var_samp(CASE WHEN is_b THEN value END)
-           / count(CASE WHEN is_b THEN value END))::DOUBLE,
-      dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)}],
-    lambda s: list_transform(
-        [{df: (s.va + s.vb) * (s.va + s.vb)
-              / nullif(s.va * s.va / (s.n_a - 1) + s.vb * s.vb / (s.n_b - 1), 0)}],
-        lambda w: list_transform(
-            [_ndcg_t_test(s.mean_b - s.mean_a, sqrt(s.va + s.vb), w.df, conf)],
-            lambda r: {n_a: s.n_a, n_b: s.n_b, mean_a: s.mean_a, mean_b: s.mean_b,
-                       mean_diff: s.mean_b - s.mean_a, t: r.t,
-                       df: CASE WHEN s.va + s.vb > 0 THEN w.df END::DOUBLE,
-                       p_value: r.p_value, ci_low: r.ci_low, ci_high: r.ci_high,
-                       dropped: s.dropped})[1])[1])[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- wilcoxon_test(b, a)
@@ -1791,6 +1607,558 @@ CREATE OR REPLACE MACRO win_tie_loss(b, a, eps := 0.0) AS
  ties: count(CASE WHEN abs(b - a) <= eps THEN 1 END),
  losses: count(CASE WHEN a - b > eps THEN 1 END),
  dropped: count(*) - count(b - a)}{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- compare_summary(rankings_a, rankings_b, events, k := 10, slice_by := [], test := 't',
+--                 conf := 0.95, correction := 'holm', alpha := 0.05, query_set := 'both',
+--                 missing := 'zero', eps := 0.0, resamples := 10000, seed := 42,
+--                 ...every other ndcg_report parameter)
+--   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_a, mean_b, mean_diff, ci_low,
+--            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, wins, ties, losses,
+--            queries_filled, queries_dropped BIGINT)
+-- Is B better than A? One row per (slice, cutoff) over the per-query NDCG of compare_rankers
+-- (same query_set, missing and report parameters): the means, mean_diff = mean_b - mean_a, its
+-- conf t-interval [ci_low, ci_high] (paired_ttest), the two-sided p-value of `test`, the p-values
+-- corrected across all rows of the result, and B's wins, ties and losses (|diff| <= eps is a tie).
+--   test        't' (paired_ttest), 'wilcoxon' (wilcoxon_test), 'sign' (sign_test),
+--               'randomization' (randomization_test with resamples and seed; costs
+--               resamples x queries per row).
+--   correction  'holm', 'bonferroni', 'bh' (p_adjust; one family: every row of the result) or
+--               'none'; reject = p_adjusted <= alpha in that sense.
+-- queries_filled and queries_dropped are compare_rankers' counts (queries one ranker did not show,
+-- scored 0 for it, or left out).
+-- Example: SELECT * FROM compare_summary('ranker_a', 'ranker_b', 'events', k := [5, 10],
+--                                        slice_by := ['device']);
+CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
+                                        slice_by := []::VARCHAR[], test := 't', conf := 0.95,
+                                        correction := 'holm', alpha := 0.05,
+                                        query_set := 'both', missing := 'zero', eps := 0.0,
+                                        resamples := 10000, seed := 42,
+                                        query_col := 'query_id', item_col := 'item_id',
+                                        position_col := 'position', score_col := NULL,
+                                        ties := 'average', gain := 'linear', log_base := 2,
+                                        empty_ideal := 0.0, duplicates := 'error',
+                                        event_col := 'event_type', mapping := NULL,
+                                        collapse := 'max', time_col := NULL,
+                                        unknown := 'error') AS TABLE
+WITH _ndcg_compare_rows AS (
+    SELECT COLUMNS(lambda c: c NOT IN [query_col, 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
+                                       'queries', 'filled', 'queries_filled', 'queries_dropped']),
+           paired_ttest(ndcg_b, ndcg_a, conf := conf) AS _t,
+           -- the other tests see NULL pairs (nothing to do) unless chosen
+           wilcoxon_test(CASE WHEN test = 'wilcoxon' THEN ndcg_b END, ndcg_a).p_value AS _wilcoxon,
+           sign_test(CASE WHEN test = 'sign' THEN ndcg_b END, ndcg_a).p_value AS _sign,
+           randomization_test(CASE WHEN test = 'randomization' THEN ndcg_b END, ndcg_a,
+                              resamples := resamples, seed := seed).p_value AS _randomization,
+           win_tie_loss(ndcg_b, ndcg_a, eps := eps) AS _wtl,
+           any_value(queries_filled) AS queries_filled,
+           any_value(queries_dropped) AS queries_dropped
+    FROM compare_rankers(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
+                         query_set := query_set, missing := missing, query_col := query_col,
+                         item_col := item_col, position_col := position_col,
+                         score_col := score_col, ties := ties, gain := gain,
+                         log_base := log_base, empty_ideal := empty_ideal,
+                         duplicates := duplicates, event_col := event_col, mapping := mapping,
+                         collapse := collapse, time_col := time_col, unknown := unknown)
+    GROUP BY ALL
+),
+_ndcg_compare_tests AS (
+    SELECT * EXCLUDE (_t, _wilcoxon, _sign, _randomization, _wtl),
+           _t.n AS queries, _t.mean_a, _t.mean_b, _t.mean_diff, _t.ci_low, _t.ci_high,
+           CASE test
+               WHEN 't' THEN _t.p_value
+               WHEN 'wilcoxon' THEN _wilcoxon
+               WHEN 'sign' THEN _sign
+               WHEN 'randomization' THEN _randomization
+               ELSE error('duckdb_ndcg: test must be ''t'', ''wilcoxon'', ''sign'' or '
+                          || '''randomization'', got ''' || coalesce(test, 'NULL') || '''')
+           END AS p_value,
+           -- `ties` is also a parameter of this macro, which would shadow a column of that name
+           _wtl.wins, _wtl.ties AS _ties, _wtl.losses
+    FROM _ndcg_compare_rows
+)
+SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', 'ci_low',
+                                   'ci_high', 'p_value', 'p_adjusted', 'reject', 'wins', '_ties',
+                                   'losses', 'queries_filled', 'queries_dropped']),
+       queries, mean_a, mean_b, mean_diff, ci_low, ci_high, p_value,
+       CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
+       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
+       wins, _ties AS ties, losses, queries_filled, queries_dropped
+FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
+              method := CASE WHEN correction = 'none' THEN 'holm' ELSE correction END,
+              alpha := alpha)
+ORDER BY ALL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- discounted_gain(rel, rnk, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
+-- The DCG term of one item at 1-based position rnk: gain(rel) / log_base(rnk + 1). Summed as a
+-- running window it gives DCG at every rank (the window form):
+--   SELECT query_id, rnk,
+--          sum(discounted_gain(rel, rnk)) OVER (PARTITION BY query_id ORDER BY rnk) AS dcg_at_rank
+--   FROM ranked;
+-- rnk must be a position (1, 2, 3, ...): use row_number() first when it is a score.
+CREATE OR REPLACE MACRO discounted_gain(rel, rnk, gain := 'linear', log_base := 2,
+                                        negative := 'error') AS
+CASE
+    WHEN rnk IS NULL OR rnk < 1 OR rnk <> floor(rnk) THEN
+        error('duckdb_ndcg: rnk must be a position 1, 2, 3, ..., got ' || coalesce(rnk::VARCHAR, 'NULL'))
+    ELSE _ndcg_gain(rel, gain, negative) / _ndcg_discount(rnk, log_base)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- event_match(rankings, events, query_col := 'query_id', item_col := 'item_id',
+--             event_col := 'event_type', mapping := NULL, sample := 10000)
+--   -> TABLE(sampled BIGINT, matched BIGINT)
+-- How many of the first `sample` events with a positive grade (by mapping, as in event_relevance)
+-- name a (query, item) that `rankings` shows. matched = 0 with sampled > 0 means the events judge
+-- nothing that was shown: ids written differently in the two tables ('A12' and 'a12', '007' and
+-- '7'), so every NDCG would be 0. One bounded read of the events and one read of the rankings'
+-- key columns; evaluate() and the CLI warn from it.
+-- Example: SELECT * FROM event_match('shown', 'events');
+CREATE OR REPLACE MACRO event_match(rankings, events, query_col := 'query_id',
+                                    item_col := 'item_id', event_col := 'event_type',
+                                    mapping := NULL, sample := 10000) AS TABLE
+WITH graded AS (
+    SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
+    FROM (
+        SELECT * FROM query_table(events)
+        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) > 0
+        LIMIT sample
+    )
+),
+shown AS (
+    SELECT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
+    FROM query_table(rankings)
+)
+SELECT count(*) AS sampled,
+       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM shown WHERE shown._q = graded._q
+                                                           AND shown._i = graded._i)) AS matched
+FROM graded{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
+--   [aggregate]
+-- Hit rate@k: 1.0 when a relevant row (rel >= threshold) is among the first k returned, else 0.0
+-- (trec_eval success.k). Averaged over queries it is the hit rate. Tied rank keys within the
+-- first k + 1 rows need ties := 'key'.
+-- Example: SELECT avg(hit) FROM (SELECT hit_rate(rel, rnk, 10) AS hit FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                                 tie_key := NULL) AS
+CASE WHEN list_contains(_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'hit_rate'), 1)
+     THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE  [aggregate]
+-- Ideal DCG@k of a group: the DCG of its judged grades (non-NULL rel) sorted best first, cut at k
+-- (NULL = every judged row).
+-- Example: SELECT query_id, idcg(rel, 10) FROM qrels GROUP BY query_id;
+CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') AS
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL
+          AND _ndcg_grade_error(TRY_CAST(rel AS DOUBLE), gain, negative) IS NULL THEN
+    _ndcg_sum_discounted(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k), gain),
+                         _ndcg_checked_k(k), log_base)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- list_cg(rels, k := NULL, gain := 'linear', negative := 'error') -> DOUBLE
+-- Cumulative gain: the sum of the gains of the first k grades of a ranked list (all when k is NULL).
+--   rels      grades in ranked order; NULL = unjudged (gain 0).
+--   k         cutoff, a positive whole number; NULL = the whole list.
+--   gain      'linear' | 'exponential' (2^rel - 1) | MAP from grade to gain.
+--   negative  'error' | 'zero'.
+-- Example: SELECT list_cg([3, 2, 3, 0, 1, 2]);  -- 11
+CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error') AS
+_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
+                     _ndcg_checked_k(k), 'none'){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- list_dcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
+-- Discounted cumulative gain of a ranked list: sum of gain(rels[i]) / log_base(i + 1), i = 1..k.
+--   rels      grades in ranked order; NULL = unjudged (gain 0).
+--   k         cutoff; NULL = the whole list.
+--   gain      'linear' (seeds' formula (1)) | 'exponential' (formula (2)) | MAP from grade to gain.
+--   log_base  base of the discount logarithm (2).
+-- Example: SELECT list_dcg([3, 2, 3, 0, 1, 2]);  -- 6.861
+CREATE OR REPLACE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2,
+                                 negative := 'error') AS
+_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
+                     _ndcg_checked_k(k), log_base){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- list_idcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
+-- Ideal DCG: the DCG of the grades sorted by gain, best first, cut at k (NULL = all of them).
+--   rels      every judged grade of the query, in any order.
+-- Example: SELECT list_idcg([3, 2, 2, 1]);  -- 5.6925
+CREATE OR REPLACE MACRO list_idcg(rels, k := NULL, gain := 'linear', log_base := 2,
+                                  negative := 'error') AS
+_ndcg_sum_discounted(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative))),
+                     _ndcg_checked_k(k), log_base){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2, empty_ideal := 0.0,
+--           clamp_k := false, full_ideal := false, negative := 'error') -> DOUBLE
+-- Normalised DCG of a ranked list: DCG@k / IDCG@k.
+--   rels         grades in ranked order; NULL = unjudged (gain 0).
+--   k            cutoff. NULL cuts DCG and IDCG at len(rels) (the seeds' convention).
+--                An explicit k cuts both at k: DCG stops at the end of the list, IDCG takes
+--                the k best grades of `ideal` (trec_eval ndcg_cut.k).
+--   ideal        every judged grade of the query, in any order; NULL = rels.
+--   empty_ideal  the result when IDCG is 0 (0.0; pass NULL so that avg() skips such queries).
+--   clamp_k      true cuts IDCG at least(k, len(rels)), as the seeds' code and Elasticsearch do.
+--   full_ideal   with k NULL, true takes IDCG over all of `ideal` (trec_eval ndcg, ir_measures nDCG).
+-- Example: SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1]);  -- 0.6048882832133625
+CREATE OR REPLACE MACRO list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2,
+                                  empty_ideal := 0.0, clamp_k := false, full_ideal := false,
+                                  negative := 'error') AS
+coalesce(
+    list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative)
+    / nullif(_ndcg_sum_discounted(
+        list_reverse_sort(list_transform(coalesce(ideal, rels),
+                                         lambda r: _ndcg_gain(r, gain, negative))),
+        _ndcg_ideal_cut(_ndcg_checked_k(k), len(rels), clamp_k, full_ideal),
+        log_base), 0),
+    empty_ideal){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                        tie_key := NULL) -> DOUBLE  [aggregate]
+-- MAP, the mean average precision over the queries of a group. A BI-safe measure like mean_ndcg:
+-- each query_id's rows form one ranking, scored by average_precision(rel, rnk, k, ...); the
+-- group's value is the avg over its queries, whatever a chart groups by (average_precision alone
+-- would take a chart's whole group as ONE ranking). Parameters, defaults and errors are
+-- average_precision's; a NULL query_id is an error. Memory linear in the group's rows.
+-- Example: SELECT device, mean_average_precision(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1,
+                                               ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by average_precision itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT average_precision(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                                ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
+                                  tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_query_key(_ndcg_row.q)
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--               tie_key := NULL) -> DOUBLE  [aggregate]
+-- Hit rate@k over the queries of a group: the share of queries with a relevant row among their
+-- first k. A BI-safe measure like mean_ndcg: each query_id's rows form one ranking, scored by
+-- hit_rate(rel, rnk, k, ...); the group's value is the avg over its queries, whatever a chart
+-- groups by (hit_rate alone would take a chart's whole group as ONE ranking). Parameters,
+-- defaults and errors are hit_rate's; a NULL query_id is an error. Memory linear in the group's
+-- rows.
+-- Example: SELECT device, mean_hit_rate(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1,
+                                      ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by hit_rate itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT hit_rate(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                       ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
+                                  tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_query_key(_ndcg_row.q)
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
+--      empty_ideal := 0.0, clamp_k := false, full_ideal := false, negative := 'error')
+--   -> DOUBLE  [aggregate]
+-- NDCG@k = DCG@k / IDCG@k of the ranking formed by a group's rows. Rows with NULL rnk are judged
+-- items the ranker did not return (a FULL OUTER JOIN of a run with its judgments): they count in
+-- the ideal only. Rows with NULL rel are unjudged: gain 0, not in the ideal.
+--   k            NULL cuts DCG and IDCG at the number of returned rows (the seeds' convention);
+--                an explicit k cuts both at k, IDCG over all judged rows (trec_eval ndcg_cut.k).
+--   empty_ideal  result when IDCG is 0 (0.0; NULL makes avg() skip the query).
+--   clamp_k      true cuts IDCG at least(k, returned rows) (the seeds' code, Elasticsearch).
+--   full_ideal   with k NULL, true takes IDCG over every judged row (trec_eval ndcg).
+--   gain, ties, tie_key, log_base, negative: as for dcg.
+-- Example: SELECT query_id, ndcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
+                             log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
+                             negative := 'error') AS
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_ndcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
+               log_base, empty_ideal, clamp_k, full_ideal, negative)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear', ties := 'average', tie_key := NULL,
+--           log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
+--           negative := 'error') -> DOUBLE  [aggregate]
+-- Mean NDCG@k over the queries of a group: the rows of each query_id form one ranking, scored as
+-- ndcg(rel, rnk, k, ...) scores it, and the group's value is the avg of those per-query values.
+-- The measure for BI tools (a saved Superset metric, a dashboard tile): it is the mean over queries
+-- whatever the chart groups by (device, day, variant, nothing), where ndcg(rel, rnk, k) would take
+-- all rows of the chart's group as ONE ranking. A query whose rows fall in two groups is scored in
+-- each from its rows there; a NULL query_id is an error. empty_ideal := NULL leaves queries without
+-- a relevant item out of the mean (avg skips NULL). Every other parameter is ndcg's, with the same
+-- default, except k := 10.
+-- Cost: the group's rows are gathered into a list and re-aggregated per query (1.2x to 3x the time
+-- of ndcg grouped by query then averaged, at 1M-5M rows; memory linear in the group's rows).
+-- Example: SELECT device, mean_ndcg(query_id, rel, rnk, 10) FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear', ties := 'average',
+                                  tie_key := NULL, log_base := 2, empty_ideal := 0.0,
+                                  clamp_k := false, full_ideal := false, negative := 'error') AS
+(
+    -- list(...) is an aggregate of the caller's group; the subquery unnests it and scores each
+    -- query with ndcg itself, so both agree by construction (options, ties, checks and errors)
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT ndcg(_ndcg_row.rel, _ndcg_row.rnk, k, gain := gain, ties := ties,
+                    tie_key := _ndcg_row.tie_key, log_base := log_base, empty_ideal := empty_ideal,
+                    clamp_k := clamp_k, full_ideal := full_ideal, negative := negative) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
+                                  tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_query_key(_ndcg_row.q)
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
+--   [aggregate]
+-- Precision@k (named precision_at_k because PRECISION is an SQL keyword): relevant rows
+-- (rel >= threshold) among the first k returned, divided by k
+-- (trec_eval P_k: the denominator stays k when fewer rows were returned); k NULL divides by the
+-- number of returned rows. With ties = 'average' a tie group straddling k counts its mean.
+-- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                                  tie_key := NULL) AS
+coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+         / nullif(coalesce(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                     tie_key := NULL) -> DOUBLE  [aggregate]
+-- Mean precision@k over the queries of a group. A BI-safe measure like mean_ndcg: each query_id's
+-- rows form one ranking, scored by precision_at_k(rel, rnk, k, ...); the group's value is the avg
+-- over its queries, whatever a chart groups by (precision_at_k alone would take a chart's whole
+-- group as ONE ranking). Parameters, defaults and errors are precision_at_k's; a NULL query_id is
+-- an error. Memory linear in the group's rows.
+-- Example: SELECT device, mean_precision_at_k(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
+                                            ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by precision_at_k itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT precision_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                             ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
+                                  tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_query_key(_ndcg_row.q)
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
+--   [aggregate]
+-- Recall@k: relevant rows (rel >= threshold) among the first k returned, divided by all relevant
+-- judged rows of the group, returned or not (trec_eval recall_k); 0 when nothing is relevant.
+-- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                               tie_key := NULL) AS
+coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+         / nullif(sum(_ndcg_relevant(rel, threshold)), 0), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                  tie_key := NULL) -> DOUBLE  [aggregate]
+-- Mean recall@k over the queries of a group. A BI-safe measure like mean_ndcg: each query_id's
+-- rows form one ranking, scored by recall_at_k(rel, rnk, k, ...); the group's value is the avg
+-- over its queries, whatever a chart groups by (recall_at_k alone would take a chart's whole
+-- group as ONE ranking). Parameters, defaults and errors are recall_at_k's; a NULL query_id is an
+-- error. Memory linear in the group's rows.
+-- Example: SELECT device, mean_recall_at_k(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
+                                         ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by recall_at_k itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT recall_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                          ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
+                                  tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_query_key(_ndcg_row.q)
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
+--   -> DOUBLE  [aggregate]
+-- 1 / position of the first relevant row (rel >= threshold) among the first k returned, 0.0 when
+-- there is none (trec_eval recip_rank). Averaged over queries it is MRR. Tied rank keys within the
+-- first k + 1 rows need ties := 'key'.
+-- Example: SELECT avg(rr) AS mrr FROM (SELECT reciprocal_rank(rel, rnk) AS rr FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                                        tie_key := NULL) AS
+coalesce(1.0 / list_position(
+    _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'reciprocal_rank'), 1), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
+--                      tie_key := NULL) -> DOUBLE  [aggregate]
+-- MRR, the mean reciprocal rank over the queries of a group. A BI-safe measure like mean_ndcg:
+-- each query_id's rows form one ranking, scored by reciprocal_rank(rel, rnk, k, ...); the group's
+-- value is the avg over its queries, whatever a chart groups by (reciprocal_rank alone would take
+-- a chart's whole group as ONE ranking). Parameters, defaults and errors are reciprocal_rank's; a
+-- NULL query_id is an error. Memory linear in the group's rows.
+-- Example: SELECT device, mean_reciprocal_rank(query_id, rel, rnk, 10)
+--          FROM judged_run GROUP BY device;
+CREATE OR REPLACE MACRO mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1,
+                                             ties := 'average', tie_key := NULL) AS
+(
+    -- the group's rows as a list, unnested and scored per query by reciprocal_rank itself
+    SELECT avg(_ndcg_per_query.v)
+    FROM (
+        SELECT reciprocal_rank(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
+                              ties := ties, tie_key := _ndcg_row.tie_key) AS v
+        FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
+                                  tie_key: tie_key})) AS _ndcg_row)
+        GROUP BY _ndcg_query_key(_ndcg_row.q)
+    ) AS _ndcg_per_query
+){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- ndcg_curve(tbl, max_k := 10, gain := 'linear', log_base := 2, query_col := 'query_id',
+--            rel_col := 'rel', rnk_col := 'rnk') -> TABLE(query_id, k BIGINT, ndcg DOUBLE)
+-- NDCG@k for every k = 1..max_k and every query of table `tbl` (a name, quoted as in SQL when it
+-- needs quotes), with the conventions of the ndcg aggregate (average ties, NULL rnk = judged but
+-- not returned, NULL rel = unjudged). Column names are given as strings.
+-- Example: SELECT k, avg(ndcg) FROM ndcg_curve('judged_run', max_k := 20) GROUP BY k ORDER BY k;
+CREATE OR REPLACE MACRO ndcg_curve(tbl, max_k := 10, gain := 'linear', log_base := 2,
+                                   query_col := 'query_id', rel_col := 'rel', rnk_col := 'rnk') AS TABLE
+SELECT query_id, cut.k, ndcg(rel, rnk, cut.k, gain := gain, log_base := log_base) AS ndcg
+FROM (
+    SELECT COLUMNS(lambda c: c = query_col) AS query_id,
+           COLUMNS(lambda c: c = rel_col) AS rel,
+           COLUMNS(lambda c: c = rnk_col) AS rnk
+    FROM query_table(tbl)
+) AS judged,
+range(1, _ndcg_checked_k(max_k) + 1) AS cut(k)
+GROUP BY query_id, cut.k
+ORDER BY query_id, cut.k{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- ndcg_report(rankings, events, k := 10, slice_by := [], query_col := 'query_id',
+--             item_col := 'item_id', position_col := 'position', score_col := NULL,
+--             ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0,
+--             duplicates := 'error', event_col := 'event_type', mapping := NULL,
+--             collapse := 'max', time_col := NULL, unknown := 'error')
+--   -> TABLE(<query_col>, <slice_by columns>, k BIGINT, ndcg, dcg, idcg DOUBLE,
+--            shown, shown_relevant, relevant BIGINT)
+-- NDCG@k of every query a ranker showed, judged by what users did: `rankings` (a table name) holds
+-- what was shown (query, item, position or score), `events` (a table name) what users did; events
+-- become grades with event_relevance (mapping, collapse, time_col, unknown, event_col: see there).
+-- Long format, one row per (slice, query, cutoff): k := [1, 5, 10] gives three rows per query, so
+-- any number of cutoffs keeps one schema and `GROUP BY k` gives the means (ndcg_summary does).
+--   k             a cutoff or a list of them; NULL = no cutoff (whole ranking, IDCG over every
+--                 graded item: trec_eval ndcg). A cutoff k cuts DCG and IDCG at k (ndcg_cut.k).
+--   slice_by      names of extra columns of `rankings` (day, device, variant): each (slice, query)
+--                 is its own ranking, judged by the same events (they join on query and item only).
+--   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
+--                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
+--                 as trec_eval does).
+--   gain, log_base, empty_ideal: as for the ndcg aggregate.
+--   duplicates    'error': an item shown twice among the rows a cutoff reads (the first
+--                 max(k) + 1 of a (slice, query), all when k is NULL or above 100) is an error naming it; a
+--                 duplicate further down cannot change NDCG@k and just counts in `shown`;
+--                 'allow': every impression is a ranked row.
+-- Rules: the queries are those of `rankings` (events of other queries are ignored); a graded item
+-- never shown counts in IDCG only (judged but not returned, as in trec_eval); a shown item without
+-- events has grade 0; a query with no positive grade gets ndcg = empty_ideal (an empty events
+-- table gives every query empty_ideal). shown = rows shown, shown_relevant = shown with grade > 0,
+-- relevant = items with grade > 0 in the events of the query. NULL keys are errors.
+-- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
+CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
+                                    query_col := 'query_id', item_col := 'item_id',
+                                    position_col := 'position', score_col := NULL,
+                                    ties := 'average', gain := 'linear', log_base := 2,
+                                    empty_ideal := 0.0, duplicates := 'error',
+                                    event_col := 'event_type', mapping := NULL, collapse := 'max',
+                                    time_col := NULL, unknown := 'error') AS TABLE
+SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant, relevant
+FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
+                       ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
+                       time_col, unknown){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- ndcg_summary(rankings, events, k := 10, slice_by := [], ...every other ndcg_report parameter)
+--   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
+--            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
+--            shown_relevant, relevant BIGINT, ci_low, ci_high DOUBLE)
+-- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
+-- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
+-- empty_ideal (0.0 by default, so it pulls the mean down; empty_ideal := NULL leaves it out of
+-- mean_ndcg). queries_without_relevant counts them; mean_ndcg_with_relevant is the mean over the
+-- other queries, for comparison. relevant counts the items the events grade above 0 for the
+-- slice's queries, shown_relevant those of them the rankings showed: shown_relevant = 0 with
+-- relevant > 0 (or relevant = 0 for every query) means no graded event matched a shown item,
+-- usually ids written differently in the two tables. [ci_low, ci_high] is the conf t-interval of
+-- mean_ndcg (conf := 0.95; mean -/+ t quantile x stddev_samp / sqrt(n), NULL below 2 queries).
+-- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
+CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
+                                     query_col := 'query_id', item_col := 'item_id',
+                                     position_col := 'position', score_col := NULL,
+                                     ties := 'average', gain := 'linear', log_base := 2,
+                                     empty_ideal := 0.0, duplicates := 'error',
+                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
+                                     time_col := NULL, unknown := 'error', conf := 0.95) AS TABLE
+SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_relevant']),
+       count(*) AS queries,
+       avg(_ndcg) AS mean_ndcg,
+       count(*) FILTER (WHERE _relevant = 0) AS queries_without_relevant,
+       avg(_ndcg) FILTER (WHERE _relevant > 0) AS mean_ndcg_with_relevant,
+       sum(_shown_relevant)::BIGINT AS shown_relevant,
+       sum(_relevant)::BIGINT AS relevant,
+       (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_low,
+       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_high
+FROM (
+    SELECT unnest(_key), _k AS k, ndcg AS _ndcg, relevant AS _relevant,
+           shown_relevant AS _shown_relevant
+    FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
+                           score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                           mapping, collapse, time_col, unknown)
+)
+GROUP BY ALL
+ORDER BY ALL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- read_qrels(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, rel DOUBLE)
+-- Reads a TREC qrels file ("query_id iteration item_id grade" per line, whitespace-separated:
+-- spaces or tabs; blank lines are skipped). Errors name the line: a line without 4 fields, a grade
+-- that is not a finite number, an item judged twice for one query (naming both lines). Every line
+-- is checked whichever columns the query selects.
+-- Example: SELECT * FROM read_qrels('qrels.txt');
+CREATE OR REPLACE MACRO read_qrels(path) AS TABLE
+SELECT query_id, item_id, value AS rel
+FROM _ndcg_trec_lines(path, 'qrels'){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- read_trec_run(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, score DOUBLE, rnk BIGINT)
+-- Reads a TREC run file ("query_id Q0 item_id rank score tag" per line, whitespace-separated:
+-- spaces or tabs; blank lines are skipped). rnk follows trec_eval's order: score descending, then
+-- item_id descending; the file's own rank column is ignored, as trec_eval ignores it. Errors name
+-- the first bad line: fewer than 6 fields (fields after the tag are ignored, as in trec_eval), a
+-- score that is not a finite number, an item listed twice for one query
+-- (naming both lines; fatal in trec_eval too). Every line is checked whichever columns the query
+-- selects.
+-- Example: SELECT query_id, item_id, rnk FROM read_trec_run('run.txt') WHERE rnk <= 10;
+CREATE OR REPLACE MACRO read_trec_run(path) AS TABLE
+SELECT query_id, item_id, value AS score,
+       row_number() OVER (PARTITION BY query_id ORDER BY value DESC, item_id DESC) AS rnk
+FROM _ndcg_trec_lines(path, 'run'){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {{- return(statements) -}}
 {%- endmacro %}
