@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from duckdb_ndcg.compare import compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
 from duckdb_ndcg.portable import events_to_sql, to_sql
@@ -20,4 +21,13 @@ try:
 except PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["evaluate", "events_to_sql", "install", "register", "script", "to_sql"]
+__all__ = [
+    "compare",
+    "evaluate",
+    "events_to_sql",
+    "install",
+    "register",
+    "script",
+    "to_sql",
+    "verdict",
+]

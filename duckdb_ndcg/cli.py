@@ -16,6 +16,7 @@ from typing import NoReturn
 import duckdb
 
 from duckdb_ndcg import __version__, chart, demo
+from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, macro, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, events_to_sql, to_sql
@@ -176,6 +177,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "--chart", help="write the NDCG@k curve (k = 1..max k, a line per slice) to this .html"
     )
     ev.set_defaults(run=_evaluate)
+    _compare_parser(sub)
     ins = sub.add_parser("install", help="persist the macros into a DuckDB database file")
     ins.add_argument("database", help="the .duckdb file to create or add the macros to")
     ins.add_argument(
@@ -407,6 +409,91 @@ def _evaluate(args: argparse.Namespace) -> None:
     if page:
         written = chart.write(page, series, title)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
+
+
+def _compare_parser(sub: argparse._SubParsersAction) -> None:
+    cmp = sub.add_parser(
+        "compare",
+        help="is ranker B better than A? a verdict per slice and k",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
+Ranker B against ranker A on the same event log: per slice and k, the mean NDCG@k
+difference B - A with its confidence interval, the test's p-value corrected across
+the rows, and B's wins / ties / losses over the queries (compare_summary).
+Inputs and columns as for duckdb-ndcg evaluate.""",
+    )
+    cmp.add_argument("rankings_a", help="ranker A: a .parquet/.csv file, or a table of --db")
+    cmp.add_argument("rankings_b", help="ranker B: a .parquet/.csv file, or a table of --db")
+    cmp.add_argument("events", help="events: a .parquet/.csv file, or a table of --db")
+    cmp.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
+    cmp.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 5,10 (default 10)")
+    cmp.add_argument("--slice-by", default="", help="comma-separated columns of the rankings")
+    cmp.add_argument("--test", default="t", choices=TESTS, help="significance test (default t)")
+    cmp.add_argument("--conf", type=float, default=0.95, help="interval level (default 0.95)")
+    cmp.add_argument("--correction", default="holm", choices=CORRECTIONS,
+                     help="multiple-testing correction across rows (default holm)")
+    cmp.add_argument("--alpha", type=float, default=0.05, help="level of reject (default 0.05)")
+    cmp.add_argument("--query-set", default="both", choices=QUERY_SETS,
+                     help="queries compared: shown by both rankers (default), either, a or b")
+    cmp.add_argument("--missing", default="zero", choices=MISSING,
+                     help="a query one ranker did not show: NDCG 0 for it (default) or error")
+    cmp.add_argument("--resamples", type=_positive, default=10000,
+                     help="resamples of --test randomization (default 10000)")
+    cmp.add_argument("--seed", type=int, default=42, help="seed of --test randomization")
+    for name, default in (("query", "query_id"), ("item", "item_id"), ("event", "event_type")):
+        cmp.add_argument(f"--{name}-col", default=default, help=f"{name} column (default {default})")
+    cmp.add_argument("--position-col", default="position",
+                     help="position column, 1 = first (default position)")
+    cmp.add_argument("--score-col", help="rank by this score (higher first) instead of position")
+    cmp.add_argument("--ties", default="average", choices=["average", "key"],
+                     help="equal positions/scores: average their gains (default), or by item")
+    cmp.add_argument("--gain", default="linear", choices=["linear", "exponential"],
+                     help="gain of a grade: the grade (default) or 2^grade - 1")
+    cmp.add_argument("--mapping", help="a .csv/.parquet file (event type, grade)")
+    cmp.add_argument("--collapse", default="max", choices=["max", "sum", "last"],
+                     help="grade of an item with several events: best (default), sum, last")
+    cmp.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
+    cmp.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
+    cmp.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
+    cmp.add_argument("--output", help="write the summary table to a .csv, .json or .parquet file")
+    cmp.set_defaults(run=_compare)
+
+
+def _compare(args: argparse.Namespace) -> None:
+    files = {"rankings_a": args.rankings_a, "rankings_b": args.rankings_b,
+             "events": args.events, "--mapping": args.mapping}
+    inputs = {Path(v).resolve(): f"{k} file" for k, v in files.items() if v and Path(v).is_file()}
+    if args.db:
+        inputs[Path(args.db).resolve()] = "--db file"
+    output = args.output and _target(args.output, "--output", tuple(_OUTPUTS), inputs)
+    con = _connect()
+    if args.db:
+        _attach(con, args.db)
+    slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
+    with _warnings_to_stderr("duckdb-ndcg compare"):
+        _stage("reading, grading and testing")
+        relation = compare(
+            args.rankings_a, args.rankings_b, args.events, k=args.k, slice_by=slices,
+            test=args.test, conf=args.conf, correction=args.correction, alpha=args.alpha,
+            query_set=args.query_set, missing=args.missing, resamples=args.resamples,
+            seed=args.seed, con=con, query_col=args.query_col, item_col=args.item_col,
+            position_col=args.position_col, score_col=args.score_col, ties=args.ties,
+            gain=args.gain, event_col=args.event_col, mapping=args.mapping,
+            collapse=args.collapse, time_col=args.time_col,
+            unknown="ignore" if args.ignore_unknown else "error",
+            duplicates="allow" if args.allow_duplicates else "error",
+        )
+        relation.to_table("_ndcg_compare")  # computed once
+    table = con.table("_ndcg_compare")
+    for row in table.fetchall():
+        values = dict(zip(table.columns, row, strict=True))
+        where = ", ".join(f"{name}={values[name]}" for name in slices)
+        cut = "NDCG" if values["k"] is None else f"NDCG@{values['k']}"
+        print(f"{where + ', ' if where else ''}{cut}, {values['queries']} queries: "
+              f"{verdict(values, test=args.test, correction=args.correction)}")
+    if output:
+        _write(con, "_ndcg_compare", output)
+        print(f"wrote {len(table.fetchall())} rows to {output}", file=sys.stderr)
 
 
 def _install(args: argparse.Namespace) -> None:

@@ -1,0 +1,185 @@
+"""Is B better than A? The Python face of the ``compare_summary`` macro."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import duckdb
+
+from duckdb_ndcg.evaluate import (
+    _COLLAPSE,
+    _DUPLICATES,
+    _NO_CUT,
+    _TIES,
+    _UNKNOWN,
+    _choice,
+    _read_mapping,
+    _require,
+    open_source,
+)
+from duckdb_ndcg.macros import register
+
+TESTS = ("t", "wilcoxon", "sign", "randomization")
+CORRECTIONS = ("holm", "bh", "bonferroni", "none")
+QUERY_SETS = ("both", "either", "a", "b")
+MISSING = ("zero", "error")
+_TEST_NAMES = {"t": "", "wilcoxon": "Wilcoxon, ", "sign": "sign test, ",
+               "randomization": "randomization, "}
+_CORRECTION_NAMES = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
+
+
+def compare(
+    rankings_a: str | Path | object,
+    rankings_b: str | Path | object,
+    events: str | Path | object,
+    *,
+    k: int | Sequence[int | None] | None = 10,
+    slice_by: Sequence[str] = (),
+    test: str = "t",
+    conf: float = 0.95,
+    correction: str = "holm",
+    alpha: float = 0.05,
+    query_set: str = "both",
+    missing: str = "zero",
+    resamples: int = 10000,
+    seed: int = 42,
+    con: duckdb.DuckDBPyConnection | None = None,
+    query_col: str = "query_id",
+    item_col: str = "item_id",
+    position_col: str = "position",
+    score_col: str | None = None,
+    ties: str = "average",
+    gain: str = "linear",
+    empty_ideal: float | None = 0.0,
+    duplicates: str = "error",
+    event_col: str = "event_type",
+    mapping: Mapping[str, float] | str | Path | None = None,
+    collapse: str = "max",
+    time_col: str | None = None,
+    unknown: str = "error",
+) -> duckdb.DuckDBPyRelation:
+    """One row per (slice, cutoff): ranker B against ranker A on the same events.
+
+    The columns are ``compare_summary``'s: the slice columns, ``k``, ``queries``, ``mean_a``,
+    ``mean_b``, ``mean_diff`` (B - A) with its ``conf`` t-interval ``ci_low``, ``ci_high``, the
+    ``test``'s two-sided ``p_value`` ('t', 'wilcoxon', 'sign', 'randomization'), ``p_adjusted`` by
+    ``correction`` across the rows ('holm', 'bh', 'bonferroni', 'none'), ``reject`` at ``alpha``,
+    B's ``wins``, ``ties``, ``losses``, and ``queries_filled`` / ``queries_dropped`` (queries one
+    ranker did not show: scored 0 for it or left out, by ``query_set`` and ``missing``). Inputs
+    and the other options are as for :func:`duckdb_ndcg.evaluate`; ``verdict(row)`` words a row.
+
+    Example::
+
+        rel = duckdb_ndcg.compare("a.parquet", "b.parquet", "events.parquet", k=[5, 10])
+        for row in rel.fetchall():
+            print(duckdb_ndcg.verdict(dict(zip(rel.columns, row))))
+    """
+    _choice("test", test, TESTS)
+    _choice("correction", correction, CORRECTIONS)
+    _choice("query_set", query_set, QUERY_SETS)
+    _choice("missing", missing, MISSING)
+    _choice("ties", ties, _TIES)
+    _choice("collapse", collapse, _COLLAPSE)
+    _choice("unknown", unknown, _UNKNOWN)
+    _choice("duplicates", duplicates, _DUPLICATES)
+    if gain not in ("linear", "exponential"):
+        raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
+    for name, value in (("conf", conf), ("alpha", alpha)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
+    if collapse == "last" and time_col is None:
+        raise ValueError("collapse='last' needs time_col, the name of the events' timestamp column")
+    cuts = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
+    if not cuts:
+        raise ValueError("k must be a cutoff or a non-empty list of cutoffs")
+    for cut in cuts:
+        if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int) or cut < 1):
+            raise ValueError(f"k must be positive whole numbers (or None), got {cut!r}")
+    if isinstance(slice_by, str):
+        slice_by = [slice_by]
+    con = con if con is not None else duckdb.connect()
+    register(con)
+    rank_col = {"score_col": score_col} if score_col else {"position_col": position_col}
+    ranked = []
+    for source, role in ((rankings_a, "rankings_a"), (rankings_b, "rankings_b")):
+        opened = open_source(con, source, role)
+        _require(opened, role, {"query_col": query_col, "item_col": item_col, **rank_col})
+        _require(opened, role, {f"slice_by[{i}]": name for i, name in enumerate(slice_by)})
+        ranked.append(opened)
+    logged = open_source(con, events, "events")
+    _require(
+        logged,
+        "events",
+        {"query_col": query_col, "item_col": item_col, "event_col": event_col,
+         "time_col": time_col},
+    )
+    grades = _read_mapping(con, mapping)
+    mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
+    mapping_params = [list(grades), list(grades.values())] if grades is not None else []
+    sql = (
+        "SELECT * FROM compare_summary(?, ?, ?, k := ?::BIGINT[], slice_by := ?::VARCHAR[], "
+        "test := ?, conf := ?::DOUBLE, correction := ?, alpha := ?::DOUBLE, query_set := ?, "
+        "missing := ?, resamples := ?::BIGINT, seed := ?, query_col := ?, item_col := ?, "
+        "position_col := ?, score_col := ?::VARCHAR, ties := ?, gain := ?, "
+        f"empty_ideal := ?::DOUBLE, duplicates := ?, event_col := ?, mapping := {mapping_sql}, "
+        "collapse := ?, time_col := ?::VARCHAR, unknown := ?)"
+    )
+    params: list[object] = [
+        ranked[0].name,
+        ranked[1].name,
+        logged.name,
+        [None if cut is None else min(cut, _NO_CUT) for cut in cuts],
+        list(slice_by),
+        test,
+        float(conf),
+        correction,
+        float(alpha),
+        query_set,
+        missing,
+        resamples,
+        seed,
+        query_col,
+        item_col,
+        position_col,
+        score_col,
+        ties,
+        gain,
+        empty_ideal,
+        duplicates,
+        event_col,
+        *mapping_params,
+        collapse,
+        time_col,
+        unknown,
+    ]
+    return con.sql(sql, params=params)
+
+
+def _signed(value: float | None) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{value:+.3f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "p = n/a"
+    return f"p = {value:.3f}" if value >= 0.001 else f"p = {value:.1e}"
+
+
+def verdict(row: Mapping[str, object], *, test: str = "t", correction: str = "holm") -> str:
+    """One row of :func:`compare` in words.
+
+    Example: ``B − A = +0.021 [+0.008, +0.034], p = 0.002 (Holm), 412 wins / 96 ties / 301
+    losses``; ``p`` is the corrected p-value, the interval the row's confidence interval.
+    """
+    _choice("test", test, TESTS)
+    _choice("correction", correction, CORRECTIONS)
+    interval = f"[{_signed(row['ci_low'])}, {_signed(row['ci_high'])}]"  # type: ignore[arg-type]
+    return (
+        f"B − A = {_signed(row['mean_diff'])} {interval}, "  # type: ignore[arg-type]
+        f"{_p(row['p_adjusted'])} ({_TEST_NAMES[test]}{_CORRECTION_NAMES[correction]}), "  # type: ignore[arg-type]
+        f"{row['wins']} wins / {row['ties']} ties / {row['losses']} losses"
+    )
