@@ -1,6 +1,6 @@
 """Apache Superset 6.1 for real: its own venv, started on 127.0.0.1, the recipe via its REST API.
 
-Opt-in (installing Superset takes about a minute): ``bash examples/superset/run.sh``, or
+Opt-in (1 to 4 minutes with the install): ``bash examples/superset/run.sh``, or
 ``DUCKDB_NDCG_SUPERSET=1 python -m pytest tests/bi -m superset``. The venv is kept in
 ``$DUCKDB_NDCG_CACHE`` (default ``~/.cache/duckdb_ndcg``) and reused while its pins match.
 """
