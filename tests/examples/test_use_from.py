@@ -166,17 +166,7 @@ def test_node(tmp_path: Path) -> None:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         _missing("node and npm (Node.js)")
-    cache = Path(os.environ.get("DUCKDB_NDCG_CACHE", Path.home() / ".cache" / "duckdb_ndcg"))
-    work = cache / "node"
-    work.mkdir(parents=True, exist_ok=True)
-    package = (EXAMPLES / "node" / "package.json").read_text()
-    if not (work / "node_modules").is_dir() or (work / "package.json").read_text() != package:
-        (work / "package.json").write_text(package)
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund"],
-            cwd=work, capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-3000:]
+    work = _npm_project("node", npm)
     shutil.copy(EXAMPLES / "node" / "ndcg.mjs", work / "ndcg.mjs")
     path = tmp_path / "metrics.duckdb"
     build_db.build(path, queries=120)
@@ -201,6 +191,61 @@ def test_node(tmp_path: Path) -> None:
     for device, k, _, mean in summary:
         if k == 10:
             assert measure[device] == pytest.approx(mean, abs=1e-12), device
+
+
+def _npm_project(name: str, npm: str) -> Path:
+    """examples/use_from/<name> copied into the cache, its npm packages installed once."""
+    cache = Path(os.environ.get("DUCKDB_NDCG_CACHE", Path.home() / ".cache" / "duckdb_ndcg"))
+    work = cache / name
+    work.mkdir(parents=True, exist_ok=True)
+    package = (EXAMPLES / name / "package.json").read_text()
+    if not (work / "node_modules").is_dir() or (work / "package.json").read_text() != package:
+        (work / "package.json").write_text(package)
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund"],
+            cwd=work, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+    return work
+
+
+def test_evidence() -> None:
+    """Evidence's own DuckDB connector, with the @duckdb/node-api its template locks (1.4.2), runs
+    the example's sources: one on a file from install() plus data, one whose initialize.sql is
+    duckdb-ndcg script's output."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _missing("node and npm (Node.js)")
+    work = _npm_project("evidence", npm)
+    shutil.rmtree(work / "sources", ignore_errors=True)
+    shutil.copytree(EXAMPLES / "evidence" / "sources", work / "sources")
+    shutil.copy(EXAMPLES / "evidence" / "run_sources.mjs", work / "run_sources.mjs")
+    build_db.build(work / "sources" / "ndcg" / "ndcg.duckdb", queries=120)
+    (work / "sources" / "ndcg_script" / "initialize.sql").write_text(duckdb_ndcg.script())
+    with duckdb.connect(str(work / "sources" / "ndcg" / "ndcg.duckdb"), read_only=True) as con:
+        expected = dict(
+            con.execute(
+                "SELECT device, mean_ndcg FROM ndcg_summary('shown', 'events', k := 10, "
+                "slice_by := ['device'])"
+            ).fetchall()
+        )
+    done = subprocess.run(
+        [node, "run_sources.mjs"], cwd=work, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    (version,) = result["ndcg_script"]["duckdb_version.sql"]
+    assert version["version"].startswith("v1.4."), version
+    by_device = {r["device"]: r["mean_ndcg_10"] for r in result["ndcg"]["ndcg_by_device.sql"]}
+    assert by_device.keys() == expected.keys()
+    for device, mean in expected.items():
+        assert by_device[device] == pytest.approx(mean, abs=1e-12), device
+    judged = result["ndcg_script"]["judged_example.sql"]
+    assert [r["query_id"] for r in judged] == ["q1", "q2"]
+    assert judged[0]["ndcg_3"] == pytest.approx(Q1_AT_3, abs=1e-12)
+    assert judged[1]["ndcg_3"] == pytest.approx(1 / log2(3), abs=1e-12)
+    assert judged[0]["list_ndcg_6"] == pytest.approx(LIST_NDCG, abs=1e-15)
 
 
 def test_readme_snippets_are_the_examples() -> None:
