@@ -56,16 +56,16 @@ def _needs(module: str) -> None:
         _missing(f"Python package {module} (pip install -e '.[test]')")
 
 
-def _run_example(name: str, monkeypatch: pytest.MonkeyPatch) -> dict:
-    monkeypatch.setenv("PLOOMBER_STATS_ENABLED", "false")  # jupysql's telemetry
+def _run_example(name: str) -> dict:
+    """Run an example in this process; its globals."""
     return runpy.run_path(str(EXAMPLES / name), run_name="__main__")
 
 
-def test_polars(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_polars() -> None:
     _needs("polars")
     import polars as pl
 
-    found = _run_example("polars_evaluate.py", monkeypatch)
+    found = _run_example("polars_evaluate.py")
     report, summary = found["report"], found["summary"]
     assert isinstance(report, pl.DataFrame) and isinstance(summary, pl.DataFrame)
     ndcg = {(r["query_id"], r["k"]): r["ndcg"] for r in report.iter_rows(named=True)}
@@ -85,9 +85,9 @@ def test_polars(monkeypatch: pytest.MonkeyPatch) -> None:
     assert means["mobile"] == (2, pytest.approx((Q1_AT_3 + Q3_AT_3) / 2, abs=1e-12))
 
 
-def test_ibis(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ibis() -> None:
     _needs("ibis")
-    found = _run_example("ibis_udaf.py", monkeypatch)
+    found = _run_example("ibis_udaf.py")
     con, per_query, per_device = found["con"], found["per_query"], found["per_device"]
     import ibis
 
@@ -103,14 +103,28 @@ def test_ibis(monkeypatch: pytest.MonkeyPatch) -> None:
     }
 
 
-def test_jupysql(monkeypatch: pytest.MonkeyPatch) -> None:
+_JUPYSQL_DUMP = """
+import json, runpy, sys
+found = runpy.run_path(sys.argv[1], run_name="__main__")
+frames = {name: found[name].DataFrame().to_dict("list") for name in ("ndcg", "per_query")}
+print("RESULT " + json.dumps(frames))
+"""
+
+
+def test_jupysql() -> None:
+    """In its own process: IPython's shell is a process-wide singleton."""
     _needs("sql")  # jupysql
     _needs("IPython")
-    found = _run_example("jupysql_magic.py", monkeypatch)
-    assert found["ndcg"].DataFrame()["ndcg"].tolist() == [pytest.approx(LIST_NDCG, abs=1e-15)]
-    frame = found["per_query"].DataFrame()
-    assert frame["query_id"].tolist() == ["q1", "q2"]
-    assert frame["ndcg_3"].tolist() == [
+    done = subprocess.run(
+        [sys.executable, "-c", _JUPYSQL_DUMP, str(EXAMPLES / "jupysql_magic.py")],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PLOOMBER_STATS_ENABLED": "false"},  # jupysql's telemetry
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    frames = json.loads(done.stdout.split("RESULT ", 1)[1])
+    assert frames["ndcg"]["ndcg"] == [pytest.approx(LIST_NDCG, abs=1e-15)]
+    assert frames["per_query"]["query_id"] == ["q1", "q2"]
+    assert frames["per_query"]["ndcg_3"] == [
         pytest.approx(Q1_AT_3, abs=1e-12),
         pytest.approx(1 / log2(3), abs=1e-12),
     ]
@@ -119,7 +133,7 @@ def test_jupysql(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_harlequin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _needs("harlequin_duckdb")
     monkeypatch.setattr(sys, "argv", ["harlequin_adapter.py", str(tmp_path)])
-    found = _run_example("harlequin_adapter.py", monkeypatch)
+    found = _run_example("harlequin_adapter.py")
     assert found["results"] == {
         "file": [{"ndcg": pytest.approx(LIST_NDCG, abs=1e-15)}],
         "init_path": [{"ndcg": pytest.approx(LIST_NDCG, abs=1e-15)}],
