@@ -121,7 +121,7 @@ def test_jupysql() -> None:
         env={**os.environ, "PLOOMBER_STATS_ENABLED": "false"},  # jupysql's telemetry
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    frames = json.loads(done.stdout.split("RESULT ", 1)[1])
+    frames = json.loads(done.stdout.split("RESULT ", 1)[1].splitlines()[0])
     assert frames["ndcg"]["ndcg"] == [pytest.approx(LIST_NDCG, abs=1e-15)]
     assert frames["per_query"]["query_id"] == ["q1", "q2"]
     assert frames["per_query"]["ndcg_3"] == [
@@ -158,7 +158,7 @@ def test_spark() -> None:
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
-    result = json.loads(done.stdout.split("RESULT ", 1)[1])
+    result = json.loads(done.stdout.split("RESULT ", 1)[1].splitlines()[0])
     with duckdb.connect() as con:
         duckdb_ndcg.register(con)
         generate(con, queries=200)
