@@ -1,9 +1,9 @@
 """examples/use_from: each "Use it from..." example of the README run for real, its numbers checked.
 
-The small examples (polars, ibis, jupysql) share one judged log whose NDCG values are written here
-from the formulas; Spark and Node run in their own processes (a JVM, node) on generated logs and are
-checked against the macros. Outside CI a missing engine (java, node, npm) skips; with CI=true it
-fails.
+The small examples (polars, ibis, jupysql, Harlequin) share one judged log whose NDCG values are
+written here from the formulas; Spark, Node and Evidence run in their own processes (a JVM, node)
+on generated logs and are checked against the macros. Outside CI a missing engine (java, node,
+npm, a Python package) skips; with CI=true it fails.
 """
 
 from __future__ import annotations
@@ -37,10 +37,9 @@ import recipe
 Q1_AT_3 = (1 + 3 / 2) / (3 + 1 / log2(3))
 Q2_AT_3 = (2 / 2) / 2
 Q3_AT_3 = (1 / log2(3)) / 1
-LIST_NDCG = (
-    duckdb_ndcg.register(duckdb.connect())
-    .execute("SELECT list_ndcg([3, 2, 3, 0, 1, 2])")
-    .fetchone()[0]
+# list_ndcg([3, 2, 3, 0, 1, 2]): its DCG over the DCG of the grades sorted, [3, 3, 2, 2, 1, 0]
+LIST_NDCG = (3 + 2 / log2(3) + 3 / 2 + 1 / log2(6) + 2 / log2(7)) / (
+    3 + 3 / log2(3) + 2 / 2 + 2 / log2(5) + 1 / log2(6)
 )
 
 
