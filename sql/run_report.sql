@@ -1,0 +1,129 @@
+-- run_report(tbl, k := [5, 10], metrics := ['ndcg'], query_col := 'query_id',
+--            item_col := 'item_id', rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
+--            gain := 'linear', log_base := 2, empty_ideal := 0.0, full_ideal := false,
+--            threshold := 1)
+--   -> TABLE(query_id, metric VARCHAR, k BIGINT, value DOUBLE)
+-- Metrics of every query of a judged-run table, in long format, for logs larger than memory: the
+-- aggregates (ndcg(rel, rnk, 10) under GROUP BY) keep list and top-N states that DuckDB does not
+-- spill, while this plan is made of what it does spill: one hash aggregate per tie group, window
+-- sums over sorted groups, joins. Same conventions as the aggregates (one row per (query, item);
+-- rel NULL = unjudged; rnk NULL = judged but not returned, in the ideal only; smaller rnk first).
+--   k          a cutoff or a list of them; NULL = the returned rows (the aggregates' k NULL).
+--   metrics    any of 'ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'.
+--   ties       'average': a tie group's rows share its mean gain at each of its positions, also
+--              when it straddles k (exact, as the aggregates); 'key': equal rnk broken by
+--              item_col descending (trec_eval).
+--   gain, log_base, empty_ideal, full_ideal, threshold: as for ndcg, precision_at_k, recall_at_k.
+-- Example: SELECT metric, k, avg(value) FROM run_report('judged_run', k := [5, 10],
+--              metrics := ['ndcg', 'precision_at_k']) GROUP BY ALL ORDER BY ALL;
+CREATE OR REPLACE MACRO run_report(tbl, k := [5, 10], metrics := ['ndcg'],
+                                   query_col := 'query_id', item_col := 'item_id',
+                                   rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
+                                   gain := 'linear', log_base := 2, empty_ideal := 0.0,
+                                   full_ideal := false, threshold := 1) AS TABLE
+WITH judged AS NOT MATERIALIZED (
+    SELECT COLUMNS(lambda c: c = query_col) AS _q,
+           COLUMNS(lambda c: c = item_col) AS _i,
+           TRY_CAST(COLUMNS(lambda c: c = rel_col) AS DOUBLE) AS _rel,
+           TRY_CAST(COLUMNS(lambda c: c = rnk_col) AS DOUBLE) AS _rnk
+    FROM query_table(tbl)
+),
+checks AS (
+    -- one fixed-size aggregate over the table: every input rule of the aggregates, named
+    SELECT CASE
+               WHEN NOT _ndcg_is_number_type(coalesce(
+                        (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
+                        'NULL')) THEN
+                   error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
+               WHEN NOT _ndcg_is_number_type(coalesce(
+                        (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
+                        'NULL')) THEN
+                   error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
+               WHEN len(list_filter(metrics, lambda m: NOT coalesce(list_contains(
+                        ['ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'], m), false)))
+                    > 0 OR len(metrics) = 0 THEN
+                   error('duckdb_ndcg: metrics must name some of ndcg, dcg, idcg, cg, '
+                         || 'precision_at_k, recall_at_k, got ' || coalesce(metrics::VARCHAR, 'NULL'))
+               WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
+                   error('duckdb_ndcg: threshold must be a finite number, got '
+                         || coalesce(threshold::VARCHAR, 'NULL'))
+               WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false')
+               WHEN _ndcg_rank_error(_rnk, ties, _i) IS NOT NULL
+                    OR _ndcg_grade_error(_rel, gain, 'error') IS NOT NULL
+                    OR _ndcg_discount(1, log_base) IS NULL THEN NULL
+               WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
+                   error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
+           END AS _failed
+    FROM judged
+),
+groups AS (
+    -- one row per tie group of a ranking (per returned row with ties := 'key'): a fixed-size
+    -- hash aggregate, which spills
+    SELECT _q, _rnk, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
+           sum(_ndcg_gain_value(_rel, gain)) AS _gain,
+           count(*) FILTER (WHERE _rel >= threshold) AS _hits
+    FROM judged
+    WHERE _rnk IS NOT NULL
+    GROUP BY ALL
+),
+placed AS (
+    -- each group's first position: the rows of the groups ranked before it, plus one
+    SELECT *, sum(_n) OVER (PARTITION BY _q ORDER BY _rnk, _tie DESC
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS _before
+    FROM groups
+),
+queries AS (
+    SELECT _q, count(_rnk) AS _returned, count(*) FILTER (WHERE _rel >= threshold) AS _relevant
+    FROM judged
+    GROUP BY _q
+),
+ideal AS (
+    -- the gains of the judged rows, best first (rows with gain 0 add nothing)
+    SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
+    FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM judged)
+    WHERE _g > 0
+),
+cuts AS (
+    SELECT unnest(_ndcg_report_cuts(k)) AS _k
+),
+group_terms AS (
+    -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
+    SELECT _q, _k,
+           fsum(_gain / _n * list_sum(list_transform(range(_s, _e + 1),
+                                                     lambda p: 1.0 / _ndcg_discount(p, log_base))))
+               AS _dcg,
+           fsum(_gain / _n * (_e - _s + 1)) AS _cg,
+           fsum(_hits / _n * (_e - _s + 1)) AS _hit
+    FROM (
+        SELECT placed.*, cuts._k, (coalesce(_before, 0) + 1)::BIGINT AS _s,
+               least(coalesce(_before, 0) + _n, cuts._k, queries._returned)::BIGINT AS _e
+        FROM placed JOIN queries USING (_q), cuts
+    )
+    WHERE _s <= _e
+    GROUP BY _q, _k
+),
+ideal_terms AS (
+    SELECT ideal._q, cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
+    FROM ideal JOIN queries USING (_q), cuts
+    WHERE _p <= coalesce(_ndcg_ideal_cut(cuts._k, _returned, false, full_ideal),
+                         9223372036854775807)
+    GROUP BY ideal._q, cuts._k
+)
+SELECT queries._q AS query_id, metric, cuts._k AS k,
+       CASE metric
+           WHEN 'ndcg' THEN coalesce(coalesce(_dcg, 0.0) / nullif(coalesce(_idcg, 0.0), 0),
+                                     empty_ideal)
+           WHEN 'dcg' THEN coalesce(_dcg, 0.0)
+           WHEN 'idcg' THEN coalesce(_idcg, 0.0)
+           WHEN 'cg' THEN coalesce(_cg, 0.0)
+           WHEN 'precision_at_k' THEN
+               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(cuts._k, _returned), 0), 0.0)
+           WHEN 'recall_at_k' THEN coalesce(coalesce(_hit, 0.0) / nullif(_relevant, 0), 0.0)
+       END::DOUBLE AS value
+FROM queries
+CROSS JOIN cuts
+CROSS JOIN (SELECT unnest(metrics) AS metric) AS m
+LEFT JOIN group_terms ON group_terms._q = queries._q AND group_terms._k IS NOT DISTINCT FROM cuts._k
+LEFT JOIN ideal_terms ON ideal_terms._q = queries._q AND ideal_terms._k IS NOT DISTINCT FROM cuts._k
+CROSS JOIN checks
+WHERE _failed IS NULL;

@@ -1,0 +1,143 @@
+"""run_report: the spilling route for judged runs gives the aggregates' numbers, ties included."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import random
+import subprocess
+import sys
+import textwrap
+
+import duckdb
+import pandas as pd
+import pytest
+
+import duckdb_ndcg
+
+METRICS = ["ndcg", "dcg", "idcg", "cg", "precision_at_k", "recall_at_k"]
+
+
+@pytest.fixture(scope="module")
+def judged() -> Iterator[duckdb.DuckDBPyConnection]:
+    """400 queries of 1..40 rows: coarse keys (tie groups straddle every cutoff), unjudged rows,
+    judged rows the ranker did not return, queries without a relevant row."""
+    rng = random.Random(3)
+    rows = []
+    for q in range(400):
+        for i in range(rng.randint(1, 40)):
+            rel = rng.choice([None, 0, 0, 1, 2, 3])
+            rnk = None if rng.random() < 0.15 else float(rng.randint(1, 8))
+            rows.append((f"q{q}", f"d{i}", rel, rnk))
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        frame = pd.DataFrame(rows, columns=["query_id", "item_id", "rel", "rnk"])
+        con.register("frame", frame)
+        con.execute("CREATE TABLE j AS SELECT query_id, item_id, rel::DOUBLE AS rel, rnk FROM frame")
+        yield con
+
+
+@pytest.mark.parametrize("ties", ["average", "key"])
+@pytest.mark.parametrize("k", ["1", "3", "10", "NULL", "1e300"])
+def test_equals_the_aggregates(judged: duckdb.DuckDBPyConnection, ties: str, k: str) -> None:
+    opts = f"ties := '{ties}', tie_key := item_id"
+    agg_sql = {
+        "ndcg": f"ndcg(rel, rnk, {k}, {opts})",
+        "dcg": f"dcg(rel, rnk, {k}, {opts})",
+        # idcg's k NULL takes every judged row; run_report's, like ndcg's, the returned rows
+        "idcg": f"idcg(rel, {k})" if k != "NULL" else "NULL",
+        "cg": f"cg(rel, rnk, {k}, {opts})",
+        "precision_at_k": f"precision_at_k(rel, rnk, {k}, {opts})",
+        "recall_at_k": f"recall_at_k(rel, rnk, {k}, {opts})",
+    }
+    select = ", ".join(f"{sql} AS {name}" for name, sql in agg_sql.items())
+    agg = {
+        (row[0], name): value
+        for row in judged.execute(f"SELECT query_id, {select} FROM j GROUP BY query_id").fetchall()
+        for name, value in zip(agg_sql, row[1:], strict=True)
+    }
+    got = {
+        (q, metric): value
+        for q, metric, _, value in judged.execute(
+            f"SELECT * FROM run_report('j', k := {k}, ties := '{ties}', metrics := ?)", [METRICS]
+        ).fetchall()
+    }
+    assert len(got) == 400 * len(METRICS)
+    compared = 0
+    for key, want in agg.items():
+        if want is None:
+            continue
+        assert got[key] == pytest.approx(want, abs=1e-12), key
+        compared += 1
+    assert compared >= 400 * 5
+
+
+def test_long_format_and_options(judged: duckdb.DuckDBPyConnection) -> None:
+    rows = judged.execute(
+        "SELECT DISTINCT metric, k FROM run_report('j') ORDER BY ALL"
+    ).fetchall()
+    assert rows == [("ndcg", 5), ("ndcg", 10)]
+    full = judged.execute(
+        "SELECT query_id, value FROM run_report('j', k := NULL, full_ideal := true) ORDER BY 1"
+    ).fetchall()
+    agg = judged.execute(
+        "SELECT query_id, ndcg(rel, rnk, full_ideal := true) FROM j GROUP BY 1 ORDER BY 1"
+    ).fetchall()
+    assert [r[0] for r in full] == [r[0] for r in agg]
+    for mine, theirs in zip(full, agg, strict=True):
+        assert mine[1] == pytest.approx(theirs[1], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("metrics := ['ndcg', 'map']", "metrics must name some of ndcg"),
+        ("k := [5, 5]", "k lists a cutoff more than once"),
+        ("ties := NULL", "ties must be 'average' or 'key', got NULL"),
+        ("gain := 'square'", "unknown gain 'square'"),
+        ("log_base := 1", "log_base must be a finite number greater than 1"),
+        ("threshold := NULL", "threshold must be a finite number"),
+    ],
+)
+def test_bad_settings_are_named(judged: duckdb.DuckDBPyConnection, args: str, message: str) -> None:
+    with pytest.raises(duckdb.Error, match=message.replace("[", r"\[")):
+        judged.execute(f"SELECT * FROM run_report('j', {args})").fetchall()
+
+
+def test_bad_rows_are_named(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE TABLE neg AS SELECT 'q' AS query_id, 'a' AS item_id, -1 AS rel, 1 AS rnk")
+    with pytest.raises(duckdb.Error, match="negative grade -1"):
+        con.execute("SELECT * FROM run_report('neg')").fetchall()
+    con.execute("CREATE TABLE txt AS SELECT 'q' AS query_id, 'a' AS item_id, 1 AS rel, 'x' AS rnk")
+    with pytest.raises(duckdb.Error, match="rnk of txt must be a number"):
+        con.execute("SELECT * FROM run_report('txt')").fetchall()
+
+
+def test_finishes_where_the_aggregate_runs_out_of_memory(tmp_path) -> None:
+    """2M rows, 20,000 queries of 100, under memory_limit 40MB and one thread: the aggregate's
+    list and top-N states do not spill and run out; run_report's hash aggregate, sorts and joins
+    spill to disk and finish with the same mean (a fresh process, so the limit is its own)."""
+    script = textwrap.dedent(
+        f"""
+        import duckdb, duckdb_ndcg
+        con = duckdb_ndcg.register(duckdb.connect())
+        con.execute("SET threads = 1")
+        con.execute("SET enable_progress_bar = false")
+        con.execute("SET temp_directory = '{tmp_path}'")
+        con.execute('''CREATE TABLE j AS SELECT i // 100 AS query_id, i % 100 AS item_id,
+                       (hash(i) % 4)::INT * (hash(i * 7) % 5 = 0)::INT AS rel,
+                       -round((hash(i * 13) % 1000) / 1000, 2) AS rnk FROM range(2000000) t(i)''')
+        want = con.sql("SELECT avg(n) FROM (SELECT ndcg(rel, rnk, 10) AS n FROM j GROUP BY query_id)").fetchall()[0][0]
+        con.execute("SET memory_limit = '40MB'")
+        try:
+            con.sql("SELECT avg(n) FROM (SELECT ndcg(rel, rnk, 10) AS n FROM j GROUP BY query_id)").fetchall()
+            aggregate = "finished"
+        except duckdb.OutOfMemoryException:
+            aggregate = "out of memory"
+        got = con.sql("SELECT avg(value) FROM run_report('j', k := 10)").fetchall()[0][0]
+        print(aggregate, abs(got - want) < 1e-12)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["out", "of", "memory", "True"]
