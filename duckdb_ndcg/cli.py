@@ -172,6 +172,10 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     ev.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
     ev.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
     ev.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
+    ev.add_argument(
+        "--memory-limit",
+        help="DuckDB's memory_limit for this run, e.g. 2GB (default: DuckDB's, 80%% of RAM)",
+    )
     ev.add_argument("--output", help="write the result to a .csv, .json or .parquet file")
     ev.add_argument(
         "--chart", help="write the NDCG@k curve (k = 1..max k, a line per slice) to this .html"
@@ -364,6 +368,10 @@ def _evaluate(args: argparse.Namespace) -> None:
                 f"{_CHART_MAX_K} points a line: chart with a smaller --k"
             )
     con = _connect()
+    if args.memory_limit:  # SET takes no parameters: the value is checked to be a size first
+        if not re.fullmatch(r"\d+(\.\d+)?\s*[KMGT]i?B", args.memory_limit, re.IGNORECASE):
+            raise UsageError(f"--memory-limit takes a size like 500MB or 2GB, got {args.memory_limit!r}")
+        con.execute(f"SET memory_limit = '{args.memory_limit}'")
     if args.db:  # read-only: the report's temporary views and macros live in memory
         _attach(con, args.db)
     _check_rank_column(con, args)
@@ -643,6 +651,17 @@ def _demo(args: argparse.Namespace) -> None:
         print(f"To query the log yourself, rerun with --keep {shlex.quote(keep)}, then:  {report}")
 
 
+_OUT_OF_MEMORY = (
+    "The report keeps a state per ranking that DuckDB does not spill to disk: raise DuckDB's "
+    "memory_limit, or, for a judged run (query, item, rel, rnk), use the run_report(...) table "
+    "macro, made of operators that spill"
+)
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 bad input). Example: ``duckdb-ndcg demo``."""
     try:
@@ -657,8 +676,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 0
+    except duckdb.OutOfMemoryException as error:
+        print(f"{prog}: {_first_line(error)}. {_OUT_OF_MEMORY}", file=sys.stderr)
+        return 2
     except (UsageError, ValueError, duckdb.Error, OSError) as error:
-        message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        message = _first_line(error)
         print(f"{prog}: {_cli_wording(message)}", file=sys.stderr)
         return 2
     return 0

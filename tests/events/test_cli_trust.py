@@ -599,3 +599,32 @@ def test_license_matches_pyproject() -> None:
     assert meta["license"] == "MIT" and text.startswith("MIT License")
     assert re.search(r"Copyright \(c\) \d{4} duckdb_ndcg contributors", text)
     assert "WITHOUT WARRANTY OF ANY KIND" in text
+
+
+def test_out_of_memory_names_the_way_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a small --memory-limit the report runs out: one line that says why and names
+    run_report, the route that spills; a bad size is a usage error."""
+    monkeypatch.chdir(tmp_path)
+    with duckdb.connect() as con:
+        con.execute(
+            "COPY (SELECT i // 100 AS query_id, i % 100 AS item_id, i % 100 + 1 AS position "
+            "FROM range(400000) t(i)) TO 'shown.parquet'"
+        )
+        con.execute(
+            "COPY (SELECT i // 100 AS query_id, i % 100 AS item_id, 'click' AS event_type "
+            "FROM range(400000) t(i) WHERE i % 7 = 0) TO 'events.parquet'"
+        )
+    code, out, err = _main(
+        capsys, "evaluate", "shown.parquet", "events.parquet", "--memory-limit", "8MB"
+    )
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "Out of Memory" in err and "run_report(...)" in err and "memory_limit" in err
+    code, _, err = _main(capsys, "evaluate", "shown.parquet", "events.parquet", "--memory-limit", "8")
+    assert code == 2 and "--memory-limit takes a size like 500MB" in err
+    code, out, _ = _main(
+        capsys, "evaluate", "shown.parquet", "events.parquet", "--memory-limit", "2GB", "--summary"
+    )
+    assert code == 0 and "4000" in out
