@@ -192,7 +192,7 @@ def _storage(text: str) -> tuple[int, ...]:
     """``'v1.5.0'`` or ``'v1.5.0+'`` as ``(1, 5, 0)``; ``'latest'`` as the largest."""
     if text.strip().lower() == "latest":
         return (10**9,)
-    match = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)\+?", text.strip())
+    match = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\+?", text.strip())
     if match is None:
         raise ValueError(
             f"storage_compatibility_version must look like 'v1.4.0' or 'v1.5.0', got {text!r}"

@@ -286,8 +286,9 @@ def test_existing_file_keeps_its_storage_and_gets_the_macros(tmp_path: Path) -> 
 
 
 def test_malformed_storage_version_writes_nothing(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"must look like 'v1.4.0'.*got '1.5'"):
-        duckdb_ndcg.install(tmp_path / "m.duckdb", storage_compatibility_version="1.5")
+    for bad in ("1.5", "1.5.0"):
+        with pytest.raises(ValueError, match=rf"must look like 'v1.4.0'.*got '{bad}'"):
+            duckdb_ndcg.install(tmp_path / "m.duckdb", storage_compatibility_version=bad)
     assert not (tmp_path / "m.duckdb").exists()
 
 
