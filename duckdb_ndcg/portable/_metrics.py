@@ -34,7 +34,8 @@ FAMILY_METRICS = (
 )
 METRICS = GAIN_METRICS + FAMILY_METRICS
 _ALIASES = {"precision": "precision_at_k", "recall": "recall_at_k"}
-# Family metrics whose value depends on the order of tied rank keys (the macros raise there).
+# Family metrics whose value depends on the order of tied rank keys: the macros return the
+# expectation over tied orders (ties='average'); this SQL does not compute it yet and raises.
 _ORDER_DEPENDENT = ("hit_rate", "reciprocal_rank", "average_precision")
 
 K = int | None
@@ -382,8 +383,9 @@ class Builder:
         return None if opts.full_ideal else col("_n")
 
     def _tie_guard(self, metric: str, k: K, value: exp.Expression) -> exp.Expression:
-        """The macros' error for order-dependent metrics when rank keys tie within the first
-        k + 1 returned rows (a tie group starting at position <= k)."""
+        """An error for order-dependent metrics when rank keys tie within the first k + 1
+        returned rows (a tie group starting at position <= k): the macros return the expectation
+        over tied orders there, which this portable SQL does not compute yet."""
         if self.opts.ties == "key" or metric not in _ORDER_DEPENDENT:
             return value
         conds = [exp.GT(this=col("_gn"), expression=number(1))]

@@ -16,7 +16,6 @@ GOOD = "(2, 1.0, 'a'), (0, 2.0, 'b')"
 NEGATIVE = "(-2, 3.0, 'c')"
 GRADE = "('{}'::DOUBLE, 3.0, 'c')"
 RANK = "(1, '{}'::DOUBLE, 'c')"
-TIED = "(1, 1.0, 'a'), (0, 1.0, 'b')"
 HUGE = "(1e308, 1, 'a'), (1e308, 2, 'b'), (1e308, 3, 'c')"
 EXP_1024 = "(1024, 1, 'a'), (0, 2, 'b')"
 
@@ -164,14 +163,6 @@ CASES: list[tuple[str, str, str]] = [
         f"SELECT ndcg(rel, rnk, ties := 'key', tie_key := item) {rows(GOOD, '(1, 3.0, NULL)')}",
         r"tie_key := <column> with no NULLs",
     ),
-    *[
-        (
-            f"tied-ranks-{m}",
-            f"SELECT {m}(rel, rnk) {rows(TIED)}",
-            rf"{m} depends on the order of tied rank keys; pass ties := 'key', tie_key",
-        )
-        for m in ("hit_rate", "reciprocal_rank", "average_precision")
-    ],
     (
         "discounted-gain-position-0",
         "SELECT discounted_gain(1, 0)",
