@@ -222,7 +222,7 @@ def install(
     storage_compatibility_version: str | None = None,
     replace: bool = False,
 ) -> None:
-    """Persist every macro into a database file so any DuckDB client can call them, no Python needed.
+    """Persist every macro into a database file, so any DuckDB client can call them without Python.
 
     ``target`` is a path (created when missing) or an open connection to the database to write.
     A new file is written in the storage of DuckDB 1.4 (``storage_compatibility_version``

@@ -1,4 +1,4 @@
-"""Shared fixtures: a fresh in-memory DuckDB connection with every macro registered; the DuckDB CLIs."""
+"""Shared fixtures: a fresh in-memory connection with every macro registered; the DuckDB CLIs."""
 
 from __future__ import annotations
 

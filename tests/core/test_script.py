@@ -1,6 +1,7 @@
 """``duckdb_ndcg.script()`` / ``duckdb-ndcg script``: every macro as plain statements that load
 with the DuckDB 1.4 and 1.5 CLIs (``.read``, ``-init``) and with a splitter that cuts at every
-``;`` (Harlequin's ``--init-path``, Evidence's ``initialize.sql``), giving the registered numbers."""
+``;`` (Harlequin's ``--init-path``, Evidence's ``initialize.sql``), giving the registered
+numbers."""
 
 from __future__ import annotations
 
@@ -102,9 +103,11 @@ def test_duckdb_cli_loads_it(
     path.write_text(duckdb_ndcg.script(), encoding="utf-8")
     for query, rows in zip(QUERIES, expected, strict=True):
         if how == "read":
-            got = run(duckdb_cli, [":memory:"], f".read {path.name}\n{TABLES}\n{query};\n", tmp_path)
+            stdin = f".read {path.name}\n{TABLES}\n{query};\n"
+            got = run(duckdb_cli, [":memory:"], stdin, tmp_path)
         else:
-            got = run(duckdb_cli, ["-init", str(path), ":memory:"], f"{TABLES}\n{query};\n", tmp_path)
+            stdin = f"{TABLES}\n{query};\n"
+            got = run(duckdb_cli, ["-init", str(path), ":memory:"], stdin, tmp_path)
         assert len(got) == len(rows)
         for ours, theirs in zip(rows, got, strict=True):
             assert ours == pytest.approx(theirs, abs=1e-12)
