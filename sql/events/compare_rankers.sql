@@ -35,36 +35,11 @@ SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff,
        count(*) FILTER (WHERE NOT _in) OVER _w AS queries_dropped
 FROM (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
-    FROM (
-        SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
-               CASE
-                   WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
-                       error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or '
-                             || '''b'', got ''' || coalesce(query_set, 'NULL') || '''')
-                   WHEN missing NOT IN ('zero', 'error') THEN
-                       error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
-                             || coalesce(missing, 'NULL') || '''')
-                   WHEN a._key IS NULL THEN 'a'
-                   WHEN b._key IS NULL THEN 'b'
-               END AS filled,
-               CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
-               CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
-               (a._key IS NOT NULL OR query_set IN ('either', 'b'))
-                   AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in
-        FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
-                               score_col, ties, gain, log_base, empty_ideal, duplicates,
-                               event_col, mapping, collapse, time_col, unknown) AS a
-        FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col,
-                                    position_col, score_col, ties, gain, log_base, empty_ideal,
-                                    duplicates, event_col, mapping, collapse, time_col,
-                                    unknown) AS b
-            ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k
-    )
+    FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
+                             query_col, item_col, position_col, score_col, ties, gain, log_base,
+                             empty_ideal, duplicates, event_col, mapping, collapse, time_col,
+                             unknown)
 )
 WINDOW _w AS (PARTITION BY _slice, _k)
-QUALIFY _in AND (filled IS NULL OR missing = 'zero'
-                 OR error('duckdb_ndcg: query ' || to_json(_key) || ' was shown by ranker '
-                          || CASE filled WHEN 'a' THEN 'B' ELSE 'A' END || ' only (query_set := '''
-                          || query_set || '''; pass missing := ''zero'' to score it 0 for the '
-                          || 'other)'))
+QUALIFY _in
 ORDER BY ALL;

@@ -5,10 +5,11 @@
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_a, mean_b, mean_diff, ci_low,
 --            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, wins, ties, losses,
 --            queries_filled, queries_dropped BIGINT)
--- Is B better than A? One row per (slice, cutoff) over the per-query NDCG of compare_rankers
--- (same query_set, missing and report parameters): the means, mean_diff = mean_b - mean_a, its
--- conf t-interval [ci_low, ci_high] (paired_ttest), the two-sided p-value of `test`, the p-values
--- corrected across all rows of the result, and B's wins, ties and losses (|diff| <= eps is a tie).
+-- Is B better than A? One row per (slice, cutoff) over the per-query NDCG that compare_rankers
+-- lists (same query_set, missing and report parameters; aggregated directly, without its
+-- windows): the means, mean_diff = mean_b - mean_a, its conf t-interval [ci_low, ci_high]
+-- (paired_ttest), the two-sided p-value of `test`, the p-values corrected across all rows of
+-- the result, and B's wins, ties and losses (|diff| <= eps is a tie).
 --   test        't' (paired_ttest), 'wilcoxon' (wilcoxon_test), 'sign' (sign_test),
 --               'randomization' (randomization_test with resamples and seed; costs
 --               resamples x queries per row).
@@ -31,24 +32,26 @@ CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
 WITH _ndcg_compare_rows AS (
-    SELECT COLUMNS(lambda c: c NOT IN [query_col, 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
-                                       'queries', 'filled', 'queries_filled', 'queries_dropped']),
-           paired_ttest(ndcg_b, ndcg_a, conf := conf) AS _t,
+    -- aggregates over the per-query pairs (no windows); a pair the query set leaves out is seen
+    -- as NULL by the tests (dropped) and counted in queries_dropped
+    SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in']),
+           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf) AS _t,
            -- the other tests see NULL pairs (nothing to do) unless chosen
-           wilcoxon_test(CASE WHEN test = 'wilcoxon' THEN ndcg_b END, ndcg_a).p_value AS _wilcoxon,
-           sign_test(CASE WHEN test = 'sign' THEN ndcg_b END, ndcg_a).p_value AS _sign,
-           randomization_test(CASE WHEN test = 'randomization' THEN ndcg_b END, ndcg_a,
+           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a).p_value
+               AS _wilcoxon,
+           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a).p_value AS _sign,
+           randomization_test(CASE WHEN _in AND test = 'randomization' THEN _ndcg_b END, _ndcg_a,
                               resamples := resamples, seed := seed).p_value AS _randomization,
-           win_tie_loss(ndcg_b, ndcg_a, eps := eps) AS _wtl,
-           any_value(queries_filled) AS queries_filled,
-           any_value(queries_dropped) AS queries_dropped
-    FROM compare_rankers(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
-                         query_set := query_set, missing := missing, query_col := query_col,
-                         item_col := item_col, position_col := position_col,
-                         score_col := score_col, ties := ties, gain := gain,
-                         log_base := log_base, empty_ideal := empty_ideal,
-                         duplicates := duplicates, event_col := event_col, mapping := mapping,
-                         collapse := collapse, time_col := time_col, unknown := unknown)
+           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps) AS _wtl,
+           count(_filled) FILTER (WHERE _in) AS queries_filled,
+           count(*) FILTER (WHERE NOT _in) AS queries_dropped
+    FROM (
+        SELECT unnest(_key), _k AS k, ndcg_a AS _ndcg_a, ndcg_b AS _ndcg_b, filled AS _filled, _in
+        FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
+                                 query_col, item_col, position_col, score_col, ties, gain,
+                                 log_base, empty_ideal, duplicates, event_col, mapping, collapse,
+                                 time_col, unknown)
+    )
     GROUP BY ALL
 ),
 _ndcg_compare_tests AS (
