@@ -97,6 +97,23 @@ error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is too large for gain '''
               ELSE '' END){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant): bpref before its division by
+-- relevant (internal). rel_groups and non_groups are the same tie groups (_ndcg_tie_groups over
+-- the same keys) marking the relevant and the judged non-relevant rows. A relevant row with y
+-- judged non-relevant rows above it adds 1 - min(y, R) / min(N, R) (1 when y = 0; trec_eval
+-- bpref). In a tie group with d non-relevant rows, a relevant row's place among them is uniform
+-- whatever the order of the group, so y = a + x with x uniform over 0..d (a: non-relevant rows
+-- in earlier groups); the group adds c times the mean over x: the exact expectation over tied
+-- orders, O(d) per group.
+CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant) AS
+coalesce(list_sum(list_transform(rel_groups, lambda g, j: CASE WHEN g.c > 0 THEN
+    g.c * list_avg(list_transform(range(0, non_groups[j].c + 1), lambda x: CASE
+        WHEN non_groups[j].a + x = 0 THEN 1.0::DOUBLE
+        ELSE 1.0 - least(non_groups[j].a + x, relevant)::DOUBLE / least(nonrelevant, relevant)
+    END))
+END)), 0.0::DOUBLE){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_checked_conf(conf): conf when 0 < conf < 1, else an error naming it (internal).
 CREATE OR REPLACE MACRO _ndcg_checked_conf(conf) AS
 CASE WHEN conf > 0 AND conf < 1 THEN conf::DOUBLE
@@ -165,6 +182,39 @@ CREATE OR REPLACE MACRO _ndcg_gains(grades, gain) AS
 list_transform(grades, lambda r: _ndcg_gain_value(r, gain)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_group_of(starts, keys, rows): each row {r: rank key, g: value} of rows (r among keys)
+-- with the index j of its tie group (_ndcg_tie_starts), as {j, g}, ordered by key (internal).
+-- A merge, not a search per row (which made long rankings quadratic): the groups' first keys and
+-- the rows are sorted together, each group's key just before its own rows, so a row's group is
+-- its place in the merged list minus the rows before it. O(n log n) for n keys and rows.
+CREATE OR REPLACE MACRO _ndcg_group_of(starts, keys, rows) AS
+list_transform(
+    list_filter(
+        list_transform(
+            list_sort(list_concat(
+                list_transform(starts, lambda p: {r: keys[p], t: 0, g: 0.0::DOUBLE}),
+                list_transform(rows, lambda x: {r: x.r, t: 1, g: x.g::DOUBLE}))),
+            lambda x, p: {t: x.t, p: p, g: x.g}),
+        lambda x: x.t = 1),
+    lambda x, i: {j: x.p - i, g: x.g}){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_group_weights(starts, n, m, log_base): for each tie group of a ranking of n positions
+-- (starts from _ndcg_tie_starts), the mean of 1 / discount over the group's positions, which is
+-- what each of its rows is worth per unit of gain with ties averaged (McSherry & Najork;
+-- scikit-learn); NULL for groups that begin after position m, which a cut at m never reaches
+-- (internal). Each group's positions are visited once: O(n) in all. (Not list_slice of a list of
+-- weights: list_slice of a list captured by a lambda copies the whole list per call, which made
+-- it quadratic again.)
+CREATE OR REPLACE MACRO _ndcg_group_weights(starts, n, m, log_base) AS
+list_transform(starts, lambda a, j: CASE
+    WHEN a > m THEN NULL
+    WHEN coalesce(starts[j + 1], n + 1) = a + 1 THEN 1.0 / _ndcg_discount(a, log_base)
+    ELSE list_avg(list_transform(range(a, coalesce(starts[j + 1], n + 1)),
+                                 lambda q: 1.0 / _ndcg_discount(q, log_base)))
+END){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_head(items, m): the first m items of a list (the whole list when m is NULL) (internal).
 -- items is named once: it is often a whole expression, which a second mention would evaluate again.
 CREATE OR REPLACE MACRO _ndcg_head(items, m) AS
@@ -202,26 +252,46 @@ coalesce(
     0.0)::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_tie_starts(keys): the 1-based positions where each tie group of a ranking begins, read
+-- off its ascending rank keys in one pass (a key differs from the one before it) (internal).
+-- Tie group j spans positions starts[j] .. starts[j + 1] - 1, the last one up to len(keys).
+CREATE OR REPLACE MACRO _ndcg_tie_starts(keys) AS
+list_filter(range(1, len(keys) + 1), lambda i: i = 1 OR keys[i] <> keys[i - 1]){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain, log_base): DCG of the
 -- first m positions of a ranking (log_base NULL: CG) (internal). Two shapes of input:
 --   ties = 'key': grades, the grades of the first m (or more) rows in rank order (keys NULL).
 --   ties = 'average': keys, the ascending rank keys of the first m + 1 rows (or all of them), and
 --   rows, the rows with a non-zero gain ({r: key, g: gain}, _ndcg_gained_rows); each row before
---   the cut adds its gain at its position, a tied row the mean over its tie group's positions
---   (_ndcg_row_dcg), summed in rank order. A tie group that straddles position m reaches past
---   keys: straddle_count and straddle_gain, its size and gain sum, are then evaluated (only then:
---   they may scan lists or come from a second pass over the data) and the group adds
+--   the cut adds its gain times the mean of 1 / discount over its tie group's positions (its own
+--   position when untied). A tie group that straddles position m reaches past keys:
+--   straddle_count and straddle_gain, its size and gain sum, are then evaluated (only then: they
+--   may scan lists or come from a second pass over the data) and the group adds
 --   straddle_gain / straddle_count at each of its positions up to m.
+-- Two ways to find a row's tie group, by the length of keys: up to 512 keys, a search of keys per
+-- row (_ndcg_row_dcg), cheapest on short lists but O(n) per row; beyond, a merge of the rows with
+-- the tie groups (_ndcg_group_of, _ndcg_group_weights), O(n log n) in all. One ranking of 100,000
+-- rows took 361 s with the search alone, 0.2 s with the merge; on 100-row rankings the merge takes
+-- 2x the CPU time of the search, and they break even near 800 keys.
 CREATE OR REPLACE MACRO _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain,
                                      log_base) AS
 CASE
     WHEN keys IS NULL THEN
         _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
     ELSE coalesce(list_aggregate(list_concat(
-        list_transform(
-            list_sort(list_filter(rows, lambda x: x.r < keys[m]
-                                             OR (x.r = keys[m] AND NOT _ndcg_straddles(keys, m)))),
-            lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base)),
+        CASE
+            WHEN len(keys) <= 512 THEN
+                list_transform(
+                    list_sort(list_filter(rows, lambda x: x.r < keys[m]
+                        OR (x.r = keys[m] AND NOT _ndcg_straddles(keys, m)))),
+                    lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base))
+            ELSE list_transform([_ndcg_tie_starts(keys)], lambda s: list_transform(
+                [_ndcg_group_weights(s, len(keys), m, log_base)], lambda w: list_transform(
+                    _ndcg_group_of(s, keys, list_filter(rows, lambda x: x.r < keys[m]
+                        OR (x.r = keys[m] AND NOT _ndcg_straddles(keys, m)))),
+                    lambda x: x.g * w[x.j]))[1])[1]
+        END,
         CASE WHEN _ndcg_straddles(keys, m) THEN
             [straddle_gain / straddle_count * list_sum(list_transform(
                 range(list_position(keys, keys[m]), m + 1),
@@ -234,23 +304,6 @@ END{% endraw %}{%- endset -%}
 -- form '{0=0, 1=1, 2=3}') rather than 'linear' or 'exponential' (internal).
 CREATE OR REPLACE MACRO _ndcg_is_map(gain) AS
 TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
--- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
--- skips computing the gain of every row; a gain MAP is looked up.
-CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain) AS
-CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gained_rows(rel, rnk, gain, ties): aggregate; {r: rnk, g: gain} of every row of a group
--- whose gain is not 0, in no particular order (ties = 'average' only; NULL otherwise); r is NULL
--- for a judged row the ranker did not return. Most grades are 0 in practice, so this list is
--- short: DCG is summed over its returned rows, each placed by its key in the sorted rank keys
--- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
-CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
-list({r: rnk, g: _ndcg_gain_value(rel, gain)})
-    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gain_error(gain, negative): NULL when the gain and negative arguments are valid, else an
@@ -274,6 +327,30 @@ CASE
                  lambda v: isfinite(v) AND abs(v) <= 1e300)), true) THEN
         error('duckdb_ndcg: gain map ' || gain::VARCHAR
               || ' has a NaN, infinite, NULL or too large (> 1e300) grade or gain')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
+--   rel       grade; NULL = unjudged, gain 0. Fractional grades are fine.
+--   gain      'linear' (rel), 'exponential' (2^rel - 1), or a MAP from grade to gain
+--             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
+--   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
+-- NaN and infinite grades are errors.
+CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
+CASE
+    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
+    WHEN rel IS NULL THEN 0.0::DOUBLE
+    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
+        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
+    WHEN rel < 0 AND negative = 'zero' THEN 0.0::DOUBLE
+    WHEN rel < 0 THEN
+        error('duckdb_ndcg: negative grade ' || rel::VARCHAR
+              || ' (pass negative := ''zero'' to give negative grades gain 0)')
+    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
+        _ndcg_big_gain_error(rel, gain)
+    ELSE coalesce(_ndcg_gain_value(rel, gain),
+                  error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
+                        || gain::VARCHAR))
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -307,37 +384,11 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_rank_error(rnk, ties, tie_key): aggregate; NULL when a group's rank keys and the ties
--- arguments are valid, else an error naming the problem (internal): an unknown ties value,
--- ties = 'key' without a tie_key on every returned row, NaN or infinite rank keys.
-CREATE OR REPLACE MACRO _ndcg_rank_error(rnk, ties, tie_key) AS
-CASE
-    WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
-        error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
-              || coalesce('''' || ties || '''', 'NULL'))
-    WHEN ties = 'key' AND count(tie_key) FILTER (WHERE ties = 'key' AND rnk IS NOT NULL) < count(rnk) THEN
-        error('duckdb_ndcg: ties := ''key'' needs tie_key := <column> with no NULLs')
-    WHEN isnan(max(rnk)::DOUBLE) OR isinf(max(rnk)::DOUBLE) OR isinf(min(rnk)::DOUBLE) THEN
-        error('duckdb_ndcg: rank keys must be finite numbers (found NaN or infinity)')
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_read_depth(k): how many leading rows of a group the aggregates keep for cutoff k (internal).
--- Up to 100, k itself, read with DuckDB's top-N aggregates (min(x, n), max_by(x, key, n)), which
--- skip sorting; beyond, NULL: the whole group as a sorted list, cut at k afterwards. Top-N
--- aggregates allocate n slots per group up front and need n < 1,000,000: on 100-row groups,
--- min(x, 1001) takes 2.7x the memory of list() for the same time, and min(x, 10001) 20x and 25x
--- the time, so a large k would cost memory and work beyond the data.
-CREATE OR REPLACE MACRO _ndcg_read_depth(k) AS
-CASE WHEN _ndcg_checked_k(k) <= 100 THEN _ndcg_checked_k(k) END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_tie_keys(rnk, depth, ties): aggregate; every returned rank key of a group, from which the
--- size of a tie group that straddles position depth is counted (ties = 'average' with a depth
--- only; NULL otherwise). The price of exact averaged ties in one pass: memory linear in the rows
--- (internal).
-CREATE OR REPLACE MACRO _ndcg_tie_keys(rnk, depth, ties) AS
-list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- endset -%}
+-- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
+-- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
+-- skips computing the gain of every row; a gain MAP is looked up.
+CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain) AS
+CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a
@@ -346,133 +397,6 @@ list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- e
 -- error for a bad k after aggregating.
 CREATE OR REPLACE MACRO _ndcg_top_n(k) AS
 greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_top_grades(rel, rnk, depth, ties, tie_key): aggregate; the grades of a group's first
--- depth + 1 returned rows in ranked order (all of them when depth is NULL), unjudged as -1 because
--- top-N aggregates drop NULL values. Ranked order is ascending rnk; for ties = 'key', equal rnk
--- are broken by tie_key descending, as trec_eval breaks equal scores by document id (internal).
-CREATE OR REPLACE MACRO _ndcg_top_grades(rel, rnk, depth, ties, tie_key) AS
-CASE
-    WHEN ties = 'key' AND depth IS NULL THEN
-        list(coalesce(rel, -1) ORDER BY rnk ASC, CASE WHEN ties = 'key' THEN tie_key END DESC)
-            FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'key')
-    WHEN ties = 'key' THEN
-        max_by(coalesce(rel, -1), {a: -rnk, b: CASE WHEN ties = 'key' THEN tie_key END},
-               _ndcg_top_n(depth) + 1)
-            FILTER (WHERE rnk IS NOT NULL AND depth IS NOT NULL AND ties = 'key')
-    WHEN depth IS NULL THEN
-        list(coalesce(rel, -1) ORDER BY rnk)
-            FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
-    ELSE min_by(coalesce(rel, -1), rnk, _ndcg_top_n(depth) + 1)
-             FILTER (WHERE depth IS NOT NULL AND ties = 'average')
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_top_keys(rnk, depth, ties): aggregate; the rank keys of a group's first depth + 1 returned
--- rows (non-NULL rnk), ascending, read with a top-N aggregate that never sorts the whole group; all
--- of them, sorted, when depth is NULL. NULL for ties = 'key', whose tie key has broken every tie
--- (internal; the ranking side of dcg, with _ndcg_top_grades and _ndcg_tie_*).
-CREATE OR REPLACE MACRO _ndcg_top_keys(rnk, depth, ties) AS
-CASE
-    WHEN ties = 'key' THEN NULL
-    WHEN depth IS NULL THEN
-        list(rnk ORDER BY rnk) FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
-    ELSE min(rnk, _ndcg_top_n(depth) + 1)
-             FILTER (WHERE depth IS NOT NULL AND ties = 'average')
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative):
--- the engine of dcg (internal), fed by dcg with grades and rank keys already checked to be
--- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are dcg's, see dcg.sql.
-CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative) AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
-          AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
-    -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
-    -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
-    list_transform(
-        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
-          grades: CASE WHEN ties = 'key'
-                       THEN _ndcg_top_grades(rel, rnk, _ndcg_read_depth(k), ties, tie_key) END,
-          rows: _ndcg_gained_rows(rel, rnk, gain, ties),
-          m: least(_ndcg_checked_k(k), count(rnk)),
-          tie_keys: _ndcg_tie_keys(rnk, _ndcg_read_depth(k), ties)}],
-        lambda r: _ndcg_dcg_at(
-            r.keys, r.grades, r.rows, r.m,
-            -- every key of the group: kept apart when only the top keys are (NULL otherwise)
-            len(list_filter(coalesce(r.tie_keys, r.keys), lambda x: x = r.keys[r.m])),
-            coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
-                                             lambda x: x.g)), 0.0),
-            gain, log_base))[1]
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_draw(seed, resample, i): a pseudo-random UBIGINT for draw i of a resample, reproducible
--- for a seed (internal; randomization_test, bootstrap_ci). It hashes ONE combined value, the text
--- 'seed:resample:i': DuckDB's multi-argument hash(a, b, c) combines the arguments' hashes so
--- that the low bits are strongly correlated across arguments, which biases resampling tests.
-CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i) AS
-hash(seed::VARCHAR || ':' || resample::VARCHAR || ':' || i::VARCHAR){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
--- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
--- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
-CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping) AS
-CASE
-    WHEN mapping IS NULL THEN
-        CASE event_type::VARCHAR
-            WHEN 'impression' THEN 0.0 WHEN 'view' THEN 0.0
-            WHEN 'click' THEN 1.0
-            WHEN 'add_to_cart' THEN 2.0 WHEN 'cart' THEN 2.0
-            WHEN 'purchase' THEN 3.0
-        END
-    ELSE map_extract_value(mapping, event_type::VARCHAR)
-END::DOUBLE{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
---   rel       grade; NULL = unjudged, gain 0. Fractional grades are fine.
---   gain      'linear' (rel), 'exponential' (2^rel - 1), or a MAP from grade to gain
---             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
---   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
--- NaN and infinite grades are errors.
-CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
-CASE
-    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
-    WHEN rel IS NULL THEN 0.0::DOUBLE
-    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
-        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN rel < 0 AND negative = 'zero' THEN 0.0::DOUBLE
-    WHEN rel < 0 THEN
-        error('duckdb_ndcg: negative grade ' || rel::VARCHAR
-              || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
-        _ndcg_big_gain_error(rel, gain)
-    ELSE coalesce(_ndcg_gain_value(rel, gain),
-                  error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
-                        || gain::VARCHAR))
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_has_ties(keys, m): whether two of the first m + 1 rank keys are equal, which is when ties
--- can change a metric cut at m (m NULL = the whole list); NULL keys have no ties (internal).
--- keys are sorted, so equal keys are neighbours (a hash of the keys, list_distinct, is 10x slower).
-CREATE OR REPLACE MACRO _ndcg_has_ties(keys, m) AS
-coalesce(list_bool_or(list_transform(list_slice(_ndcg_head(keys, m + 1), 2, len(keys)),
-                                     lambda x, i: x = keys[i])), false){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal): how many of the best grades IDCG sums (internal).
--- k given: k, or least(k, n_ranked) with clamp_k. k NULL: n_ranked, or all (NULL) with full_ideal.
-CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal) AS
-CASE
-    WHEN k IS NOT NULL AND clamp_k THEN least(k, n_ranked)
-    WHEN k IS NOT NULL THEN k
-    WHEN full_ideal THEN NULL
-    ELSE n_ranked
-END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_ideal_gains(rel, depth, gain): aggregate; the gains of a group's judged rows (non-NULL
@@ -514,193 +438,18 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_t_cdf(t, df): P(T <= t) for Student's t with df > 0 degrees of freedom (internal). The
--- lower tail 0.5 I_x(df/2, 1/2) with x = df / (df + t^2) (_ndcg_betainc), so small tail
--- probabilities keep their relative precision; the upper side is 1 minus it.
-CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df) AS
-list_transform(
-    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))],
-    lambda lower: CASE WHEN t > 0 THEN 1.0 - lower ELSE lower END)[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_t_quantile(p, df): the p-quantile of Student's t with df > 0 degrees of freedom, for
--- 0 < p < 1 (internal). Solves P(T > q) = a, a = min(p, 1 - p), by Newton's method on
--- ln P(T > e^u) - ln a in u = ln q (linear in u in the polynomial tails, so the steps stay
--- sane for df near 1): 8 steps from the Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5)
--- around the normal quantile of Abramowitz & Stegun 26.2.23 (near the median, where that is
--- below 0.1, from the tangent at 0). Each step evaluates the exact CDF
--- (_ndcg_t_cdf); the result matches scipy.stats.t.ppf to about 1e-12 relative (1e-9 at
--- df = 1e6, where lgamma limits the CDF itself).
-CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df) AS
+-- _ndcg_rank_error(rnk, ties, tie_key): aggregate; NULL when a group's rank keys and the ties
+-- arguments are valid, else an error naming the problem (internal): an unknown ties value,
+-- ties = 'key' without a tie_key on every returned row, NaN or infinite rank keys.
+CREATE OR REPLACE MACRO _ndcg_rank_error(rnk, ties, tie_key) AS
 CASE
-    WHEN p = 0.5 THEN 0.0::DOUBLE
-    ELSE sign(p - 0.5) * list_transform(
-        [{a: least(p, 1.0 - p)::DOUBLE, df: df::DOUBLE,
-          z: sqrt(-2.0 * ln(least(p, 1.0 - p)))
-             - (2.515517 + 0.802853 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
-                + 0.010328 * (-2.0 * ln(least(p, 1.0 - p))))
-             / (1.0 + 1.432788 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
-                + 0.189269 * (-2.0 * ln(least(p, 1.0 - p)))
-                + 0.001308 * pow(sqrt(-2.0 * ln(least(p, 1.0 - p))), 3))}],
-        lambda s: exp(list_reduce(
-            -- the start u = ln q0 leads the list, 8 steps follow (DuckDB 1.4/1.5's list_reduce
-            -- mixes rows up with a start value as third argument)
-            list_concat([ln(CASE WHEN s.z < 0.1  -- near the median: the tangent at 0
-                    THEN (0.5 - s.a) * sqrt(s.df * pi())
-                         / exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0))
-                    ELSE s.z
-               + (pow(s.z, 3) + s.z) / (4.0 * s.df)
-               + (5.0 * pow(s.z, 5) + 16.0 * pow(s.z, 3) + 3.0 * s.z) / (96.0 * pow(s.df, 2))
-               + (3.0 * pow(s.z, 7) + 19.0 * pow(s.z, 5) + 17.0 * pow(s.z, 3) - 15.0 * s.z)
-                 / (384.0 * pow(s.df, 3)) END)::DOUBLE],
-                        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[]),
-            lambda u, unused: list_transform(
-                [_ndcg_t_cdf(-exp(u), s.df)],
-                lambda upper: u + (ln(upper) - ln(s.a)) * upper
-                                  / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
-                                                  - 0.5 * ln(s.df * pi())
-                                                  - (s.df + 1.0) / 2.0
-                                                    * _ndcg_log1p(exp(2.0 * u) / s.df))))[1])))[1]
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_mean_ci_half(sd, n, conf): the half-width of the conf t-interval of a mean of n values
--- with sample standard deviation sd: t_{(1 + conf)/2, n - 1} sd / sqrt(n) (internal;
--- ndcg_summary). NULL when n < 2; 0 when sd = 0.
-CREATE OR REPLACE MACRO _ndcg_mean_ci_half(sd, n, conf) AS
-CASE WHEN n >= 2 THEN
-    CASE WHEN sd = 0 THEN 0.0
-         ELSE _ndcg_t_quantile((1.0 + _ndcg_checked_conf(conf)) / 2.0, n - 1.0) * sd / sqrt(n)
-    END
-END::DOUBLE{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
---             full_ideal, negative):
--- the engine of ndcg (internal), fed by ndcg with grades and rank keys already checked to be
--- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are ndcg's, see ndcg.sql.
-CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
-                                   full_ideal, negative) AS
-coalesce(
-    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative)
-    / nullif(_ndcg_sum_discounted(
-        -- with averaged ties, dcg already holds every non-zero gain (judged rows it did not
-        -- return too): their sorted gains are the ideal ranking, with no aggregate of its own
-        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
-             THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
-                                                   lambda x: x.g))
-             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
-        END,
-        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
-    empty_ideal){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_norm_cdf(z): the standard normal CDF P(Z <= z) (internal; DuckDB has no erf). Through
--- erfc(x), x = |z| / sqrt(2): for x < 2, 1 - erf(x) with erf(x) = 2/sqrt(pi) e^(-x^2) x
--- sum_n (2x^2)^n / (1*3*...*(2n+1)) (positive terms, 60 of them, Horner from the tail); for
--- x >= 2 Laplace's continued fraction erfc(x) = e^(-x^2) / sqrt(pi) / (x + (1/2)/(x + 1/(x +
--- (3/2)/(x + ...)))), 120 terms from the tail. Both agree with scipy.special.ndtr to about 1e-15
--- relative, including far tails (the lower tail is computed directly, never as 1 - upper).
--- list_reduce start values lead the lists (DuckDB 1.4/1.5 mix rows up with a third argument).
-CREATE OR REPLACE MACRO _ndcg_norm_cdf(z) AS
-list_transform(
-    [abs(z) / sqrt(2.0)::DOUBLE],
-    lambda x: CASE WHEN z < 0 THEN 0.5 ELSE -0.5 END
-        * CASE
-              WHEN x < 2 THEN 1.0 - 2.0 / sqrt(pi()) * exp(-x * x) * x
-                                    * list_reduce(list_concat([1.0::DOUBLE], range(60, 0, -1)::DOUBLE[]),
-                                                  lambda acc, n: 1.0 + 2.0 * x * x / (2.0 * n + 1.0) * acc)
-              ELSE exp(-x * x) / sqrt(pi())
-                   / (x + list_reduce(list_concat([0.0::DOUBLE], range(120, 0, -1)::DOUBLE[]),
-                                      lambda acc, k: (k / 2.0) / (x + acc)))
-          END
-        + CASE WHEN z < 0 THEN 0.0 ELSE 1.0 END)[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_number(x, what): x as a DOUBLE when its type is a number, else an error naming `what` and
--- the type (internal): a per-row check, for scalar helpers (_ndcg_relevant). The type test folds
--- to a constant, so a numeric column costs one cast.
-CREATE OR REPLACE MACRO _ndcg_number(x, what) AS
-CASE
-    WHEN _ndcg_is_number_type(typeof(x)) THEN TRY_CAST(x AS DOUBLE)
-    ELSE error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(x)
-               || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_query_key(query_id): query_id itself, or an error when it is NULL (internal). The mean_*
--- measures score each query_id's rows as one ranking: NULL would silently pool every row that
--- lacks a query into one ranking, as ndcg_report refuses NULL keys.
-CREATE OR REPLACE MACRO _ndcg_query_key(query_id) AS
-CASE
-    WHEN query_id IS NULL THEN
-        error('duckdb_ndcg: query_id is NULL in a row of a mean_* measure (each query_id''s rows '
-              || 'form one ranking; filter or label those rows)')
-    ELSE query_id
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
--- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
--- in \n or \r\n, even mixed in one file (strict_mode = false).
-CREATE OR REPLACE MACRO _ndcg_read_fields(path) AS TABLE
-SELECT line_no, fields
-FROM (
-    SELECT row_number() OVER () AS line_no,
-           list_filter(regexp_split_to_array(line, '\s+'), lambda f: f <> '') AS fields
-    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = '\0', quote = '',
-                  escape = '', auto_detect = false, strict_mode = false)
-)
-WHERE len(fields) > 0{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
--- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
-CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
-CASE
-    WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
-        error('duckdb_ndcg: threshold must be a finite number, got '
-              || coalesce(threshold::VARCHAR, 'NULL'))
-    WHEN rel IS NULL THEN 0
-    WHEN NOT isfinite(_ndcg_number(rel, 'rel')) THEN
-        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN _ndcg_number(rel, 'rel') >= threshold THEN 1
-    ELSE 0
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
--- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
--- or timestamp rank keys failed deep inside a macro. typeof(any_value(x)) folds to a constant at
--- bind time, so the check costs nothing per row; the aggregates then read TRY_CAST(x AS DOUBLE),
--- which, unlike an expression holding error(), DuckDB shares between identical aggregates.
-CREATE OR REPLACE MACRO _ndcg_type_error(x, what) AS
-CASE
-    WHEN NOT _ndcg_is_number_type(typeof(any_value(x))) THEN
-        error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
-              || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, metric): aggregate; the binary
--- relevance of the first k returned rows in ranked order (internal). For metrics that depend on
--- the order of tied items (reciprocal rank, average precision, hit rate), ties = 'average' with
--- tied rank keys among them is an error that asks for ties := 'key'.
-CREATE OR REPLACE MACRO _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, metric) AS
-CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
-          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
-    -- bound outside lambda bodies, as in dcg, so that unused branches fold away
-    list_transform(
-        [{keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
-          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), TRY_CAST(rnk AS DOUBLE),
-                                   _ndcg_read_depth(k), ties, tie_key),
-          m: least(_ndcg_checked_k(k), count(TRY_CAST(rnk AS DOUBLE)))}],
-        lambda r: CASE
-            WHEN _ndcg_has_ties(r.keys, r.m) THEN
-                error('duckdb_ndcg: ' || metric || ' depends on the order of tied rank keys; '
-                      || 'pass ties := ''key'', tie_key := <item column>')
-            ELSE _ndcg_head(r.grades, r.m)
-        END)[1]
+    WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
+        error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
+              || coalesce('''' || ties || '''', 'NULL'))
+    WHEN ties = 'key' AND count(tie_key) FILTER (WHERE ties = 'key' AND rnk IS NOT NULL) < count(rnk) THEN
+        error('duckdb_ndcg: ties := ''key'' needs tie_key := <column> with no NULLs')
+    WHEN isnan(max(rnk)::DOUBLE) OR isinf(max(rnk)::DOUBLE) OR isinf(min(rnk)::DOUBLE) THEN
+        error('duckdb_ndcg: rank keys must be finite numbers (found NaN or infinity)')
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -748,6 +497,16 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_gained_rows(rel, rnk, gain, ties): aggregate; {r: rnk, g: gain} of every row of a group
+-- whose gain is not 0, in no particular order (ties = 'average' only; NULL otherwise); r is NULL
+-- for a judged row the ranker did not return. Most grades are 0 in practice, so this list is
+-- short: DCG is summed over its returned rows, each placed by its key in the sorted rank keys
+-- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
+CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
+list({r: rnk, g: _ndcg_gain_value(rel, gain)})
+    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain)){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_top_gained_rows(rel, rnk, depth, gain, ties): aggregate; like _ndcg_gained_rows, but only
 -- the first depth rows with a non-zero gain (all when depth is NULL), read with top-N aggregates so
 -- that memory stays bounded by depth. They hold every gained row before any cut <= depth, and
@@ -769,6 +528,27 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_top_grades(rel, rnk, depth, ties, tie_key): aggregate; the grades of a group's first
+-- depth + 1 returned rows in ranked order (all of them when depth is NULL), unjudged as -1 because
+-- top-N aggregates drop NULL values. Ranked order is ascending rnk; for ties = 'key', equal rnk
+-- are broken by tie_key descending, as trec_eval breaks equal scores by document id (internal).
+CREATE OR REPLACE MACRO _ndcg_top_grades(rel, rnk, depth, ties, tie_key) AS
+CASE
+    WHEN ties = 'key' AND depth IS NULL THEN
+        list(coalesce(rel, -1) ORDER BY rnk ASC, CASE WHEN ties = 'key' THEN tie_key END DESC)
+            FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'key')
+    WHEN ties = 'key' THEN
+        max_by(coalesce(rel, -1), {a: -rnk, b: CASE WHEN ties = 'key' THEN tie_key END},
+               _ndcg_top_n(depth) + 1)
+            FILTER (WHERE rnk IS NOT NULL AND depth IS NOT NULL AND ties = 'key')
+    WHEN depth IS NULL THEN
+        list(coalesce(rel, -1) ORDER BY rnk)
+            FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
+    ELSE min_by(coalesce(rel, -1), rnk, _ndcg_top_n(depth) + 1)
+             FILTER (WHERE depth IS NOT NULL AND ties = 'average')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_top_items(item, rnk, depth, ties): aggregate; the items of a group's first depth + 1
 -- returned rows in ranked order (all of them when depth is NULL), read like _ndcg_top_grades: the
 -- rows a cutoff can see, where a duplicate item would change the metric (internal).
@@ -781,6 +561,36 @@ CASE
     ELSE min_by(item, rnk, _ndcg_top_n(depth) + 1)
              FILTER (WHERE depth IS NOT NULL AND ties <> 'key')
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_top_keys(rnk, depth, ties): aggregate; the rank keys of a group's first depth + 1 returned
+-- rows (non-NULL rnk), ascending, read with a top-N aggregate that never sorts the whole group; all
+-- of them, sorted, when depth is NULL. NULL for ties = 'key', whose tie key has broken every tie
+-- (internal; the ranking side of dcg, with _ndcg_top_grades and _ndcg_tie_*).
+CREATE OR REPLACE MACRO _ndcg_top_keys(rnk, depth, ties) AS
+CASE
+    WHEN ties = 'key' THEN NULL
+    WHEN depth IS NULL THEN
+        list(rnk ORDER BY rnk) FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
+    ELSE min(rnk, _ndcg_top_n(depth) + 1)
+             FILTER (WHERE depth IS NOT NULL AND ties = 'average')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
+-- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
+-- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
+CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping) AS
+CASE
+    WHEN mapping IS NULL THEN
+        CASE event_type::VARCHAR
+            WHEN 'impression' THEN 0.0 WHEN 'view' THEN 0.0
+            WHEN 'click' THEN 1.0
+            WHEN 'add_to_cart' THEN 2.0 WHEN 'cart' THEN 2.0
+            WHEN 'purchase' THEN 3.0
+        END
+    ELSE map_extract_value(mapping, event_type::VARCHAR)
+END::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- event_relevance(events, query_col := 'query_id', item_col := 'item_id', event_col := 'event_type',
@@ -1018,6 +828,456 @@ SELECT _key, _k,
        shown_relevant,
        coalesce(relevant, 0) AS relevant
 FROM cuts LEFT JOIN ideal USING (_q) LEFT JOIN straddling USING (_key, _straddle), key_types{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing, query_col,
+--                     item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+--                     duplicates, event_col, mapping, collapse, time_col, unknown)
+--   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg_a, ndcg_b DOUBLE, filled VARCHAR,
+--            _in BOOLEAN)
+-- The per-query NDCG of two rankers side by side (internal; compare_rankers, compare_summary):
+-- every (slice, query, cutoff) either ranker showed, a ranker that did not show it scoring 0
+-- (`filled` names it), and _in, whether query_set keeps the row. missing = 'error' raises on a
+-- kept row that needed filling. See compare_rankers for the parameters.
+CREATE OR REPLACE MACRO _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by,
+                                            query_set, missing, query_col, item_col,
+                                            position_col, score_col, ties, gain, log_base,
+                                            empty_ideal, duplicates, event_col, mapping,
+                                            collapse, time_col, unknown) AS TABLE
+SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
+       CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
+       CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
+       CASE
+           WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
+               error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
+                     || coalesce(query_set, 'NULL') || '''')
+           WHEN missing NOT IN ('zero', 'error') THEN
+               error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
+                     || coalesce(missing, 'NULL') || '''')
+           WHEN (a._key IS NULL AND query_set IN ('either', 'b')
+                 OR b._key IS NULL AND query_set IN ('either', 'a')) AND missing = 'error' THEN
+               error('duckdb_ndcg: query ' || to_json(coalesce(a._key, b._key))
+                     || ' was shown by ranker ' || CASE WHEN a._key IS NULL THEN 'B' ELSE 'A' END
+                     || ' only (query_set := ''' || query_set
+                     || '''; pass missing := ''zero'' to score it 0 for the other)')
+           WHEN a._key IS NULL THEN 'a'
+           WHEN b._key IS NULL THEN 'b'
+       END AS filled,
+       (a._key IS NOT NULL OR query_set IN ('either', 'b'))
+           AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in
+FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
+                       score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                       mapping, collapse, time_col, unknown) AS a
+FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
+                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                            mapping, collapse, time_col, unknown) AS b
+    ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_read_depth(k): how many leading rows of a group the aggregates keep for cutoff k (internal).
+-- Up to 100, k itself, read with DuckDB's top-N aggregates (min(x, n), max_by(x, key, n)), which
+-- skip sorting; beyond, NULL: the whole group as a sorted list, cut at k afterwards. Top-N
+-- aggregates allocate n slots per group up front and need n < 1,000,000: on 100-row groups,
+-- min(x, 1001) takes 2.7x the memory of list() for the same time, and min(x, 10001) 20x and 25x
+-- the time, so a large k would cost memory and work beyond the data.
+CREATE OR REPLACE MACRO _ndcg_read_depth(k) AS
+CASE WHEN _ndcg_checked_k(k) <= 100 THEN _ndcg_checked_k(k) END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_tie_keys(rnk, depth, ties): aggregate; every returned rank key of a group, from which the
+-- size of a tie group that straddles position depth is counted (ties = 'average' with a depth
+-- only; NULL otherwise). The price of exact averaged ties in one pass: memory linear in the rows
+-- (internal).
+CREATE OR REPLACE MACRO _ndcg_tie_keys(rnk, depth, ties) AS
+list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative):
+-- the engine of dcg (internal), fed by dcg with grades and rank keys already checked to be
+-- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are dcg's, see dcg.sql.
+CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative) AS
+CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
+          AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
+    -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
+    -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
+    list_transform(
+        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
+          grades: CASE WHEN ties = 'key'
+                       THEN _ndcg_top_grades(rel, rnk, _ndcg_read_depth(k), ties, tie_key) END,
+          rows: _ndcg_gained_rows(rel, rnk, gain, ties),
+          m: least(_ndcg_checked_k(k), count(rnk)),
+          tie_keys: _ndcg_tie_keys(rnk, _ndcg_read_depth(k), ties)}],
+        lambda r: _ndcg_dcg_at(
+            r.keys, r.grades, r.rows, r.m,
+            -- every key of the group: kept apart when only the top keys are (NULL otherwise)
+            len(list_filter(coalesce(r.tie_keys, r.keys), lambda x: x = r.keys[r.m])),
+            coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
+                                             lambda x: x.g)), 0.0),
+            gain, log_base))[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_denominator(denominator, allowed, relevant, k, retrieved): what a recall-like metric
+-- divides by, by name (internal): 'relevant', every relevant judged row (trec_eval, ranx);
+-- 'min_k', least(relevant, k) (Spark meanAveragePrecisionAt, RecBole, Microsoft Recommenders;
+-- relevant when k is NULL); 'retrieved', the relevant rows among the first k (Hivemall). A name
+-- not in allowed (the metric's choices) is an error listing them.
+CREATE OR REPLACE MACRO _ndcg_denominator(denominator, allowed, relevant, k, retrieved) AS
+CASE
+    WHEN denominator IS NULL OR NOT list_contains(allowed, denominator) THEN
+        error('duckdb_ndcg: denominator must be ' || array_to_string(
+                  list_transform(allowed, lambda a: '''' || a || ''''), ' or ')
+              || ', got ' || coalesce('''' || denominator::VARCHAR || '''', 'NULL'))
+    WHEN denominator = 'relevant' THEN relevant::DOUBLE
+    WHEN denominator = 'min_k' THEN least(relevant, coalesce(k, relevant))::DOUBLE
+    ELSE retrieved::DOUBLE
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_draw(seed, resample, i): a pseudo-random UBIGINT for draw i of a resample, reproducible
+-- for a seed (internal; randomization_test, bootstrap_ci). It hashes ONE combined value, the text
+-- 'seed:resample:i': DuckDB's multi-argument hash(a, b, c) combines the arguments' hashes so
+-- that the low bits are strongly correlated across arguments, which biases resampling tests.
+CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i) AS
+hash(seed::VARCHAR || ':' || resample::VARCHAR || ':' || i::VARCHAR){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_empty(value, relevant, empty_ideal): value, or empty_ideal when the query has no relevant
+-- judged row (relevant = 0), where recall-like metrics have nothing to find (internal). 0.0 is
+-- trec_eval's and ranx's answer; 1.0 is XGBoost's for AP; NULL makes avg() skip the query
+-- (torchmetrics empty_target_action 'neg', 'pos', 'skip').
+CREATE OR REPLACE MACRO _ndcg_empty(value, relevant, empty_ideal) AS
+CASE WHEN coalesce(relevant, 0) = 0 THEN empty_ideal::DOUBLE ELSE value END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_expected_ap_sum(groups, m): the expected sum of precision@p over the positions p <= m of
+-- the relevant rows when every tie group is in a uniformly random order: average precision before
+-- its division (internal); groups from _ndcg_tie_groups with c = relevant rows, a = relevant rows
+-- before the group. By linearity over the relevant rows: a relevant row of a group (start s,
+-- size n, c relevant) is at position q = s + u, u uniform over 0..n-1; given q, each of the other
+-- c - 1 relevant rows of its group is before it with probability u / (n - 1), so its expected
+-- precision there is (1 + a + u (c - 1) / (n - 1)) / q. The group adds
+--   c / n * sum_{q = s .. min(s + n - 1, m)} (1 + a + (q - s) (c - 1) / (n - 1)) / q
+-- ((c - 1) / (n - 1) read as 0 when n = 1). Without ties: the sum of (1 + a) / p, as trec_eval.
+CREATE OR REPLACE MACRO _ndcg_expected_ap_sum(groups, m) AS
+coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.c > 0), lambda g:
+    g.c::DOUBLE / g.n * list_sum(list_transform(range(g.s, least(g.s + g.n - 1, m) + 1), lambda q:
+        (1.0 + g.a + CASE WHEN g.n > 1 THEN (q - g.s) * (g.c - 1.0) / (g.n - 1) ELSE 0.0 END)
+        / q)))), 0.0::DOUBLE){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_expected_hit(groups, m): the probability that a relevant row is among the first m
+-- positions when every tie group is in a uniformly random order (internal); groups from
+-- _ndcg_tie_groups with c = relevant rows. A group wholly before the cut holds a relevant row or
+-- not; the group straddling m shows w = m - s + 1 of its n rows, none of its c relevant ones with
+-- the hypergeometric probability C(n - c, w) / C(n, w) = prod_{i < w} (n - c - i) / (n - i).
+-- Without ties it is 1.0 or 0.0, as trec_eval success.k.
+CREATE OR REPLACE MACRO _ndcg_expected_hit(groups, m) AS
+1.0 - coalesce(list_aggregate(list_transform(groups, lambda g: CASE
+    WHEN g.c = 0 THEN 1.0::DOUBLE
+    WHEN g.s + g.n - 1 <= m THEN 0.0::DOUBLE
+    ELSE list_aggregate(list_transform(range(0, m - g.s + 1),
+                                       lambda i: (g.n - g.c - i)::DOUBLE / (g.n - i)), 'product')
+END), 'product'), 1.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_expected_hits(groups, m): the expected number of marked rows (relevant, say) among the
+-- first m positions when every tie group is in a uniformly random order (internal); groups from
+-- _ndcg_tie_groups (any cut at or after m). A group of n rows, c marked, with w of its positions
+-- up to m shows c w / n of them on average; without ties the plain count.
+CREATE OR REPLACE MACRO _ndcg_expected_hits(groups, m) AS
+coalesce(list_sum(list_transform(groups, lambda g:
+    g.c * greatest(least(g.n, m - g.s + 1), 0)::DOUBLE / g.n)), 0.0::DOUBLE){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_expected_rr(groups, m): the expected reciprocal rank of the first relevant row within the
+-- first m positions when every tie group is in a uniformly random order (internal); groups from
+-- _ndcg_tie_groups with c = relevant rows. The first relevant row lies in the first group with
+-- c > 0 (start s, size n): at offset i with probability p_i = C(n - 1 - i, c - 1) / C(n, c), so
+-- p_0 = c / n and p_{i+1} = p_i (n - c - i) / (n - 1 - i); the result is the sum of p_i / (s + i)
+-- over the offsets i <= n - c with s + i <= m (a running product: list_reduce over the offsets).
+-- 0.0 when no relevant row is before the cut; 1 / position without ties (trec_eval recip_rank).
+CREATE OR REPLACE MACRO _ndcg_expected_rr(groups, m) AS
+coalesce(list_transform(list_filter(groups, lambda g: g.c > 0)[1:1], lambda g: list_reduce(
+    list_transform(range(0, least(g.n - g.c, m - g.s) + 1), lambda i: {
+        p: CASE WHEN g.n - 1 - i > 0 THEN (g.n - g.c - i)::DOUBLE / (g.n - 1 - i)
+                ELSE 0.0::DOUBLE END,
+        w: 1.0::DOUBLE / (g.s + i)}),
+    lambda acc, x: {p: acc.p * x.p, w: acc.w + acc.p * x.w},
+    {p: g.c::DOUBLE / g.n, w: 0.0::DOUBLE}).w)[1], 0.0::DOUBLE){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal): how many of the best grades IDCG sums (internal).
+-- k given: k, or least(k, n_ranked) with clamp_k. k NULL: n_ranked, or all (NULL) with full_ideal.
+CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal) AS
+CASE
+    WHEN k IS NOT NULL AND clamp_k THEN least(k, n_ranked)
+    WHEN k IS NOT NULL THEN k
+    WHEN full_ideal THEN NULL
+    ELSE n_ranked
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_t_cdf(t, df): P(T <= t) for Student's t with df > 0 degrees of freedom (internal). The
+-- lower tail 0.5 I_x(df/2, 1/2) with x = df / (df + t^2) (_ndcg_betainc), so small tail
+-- probabilities keep their relative precision; the upper side is 1 minus it.
+CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df) AS
+list_transform(
+    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))],
+    lambda lower: CASE WHEN t > 0 THEN 1.0 - lower ELSE lower END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_t_quantile(p, df): the p-quantile of Student's t with df > 0 degrees of freedom, for
+-- 0 < p < 1 (internal). Solves P(T > q) = a, a = min(p, 1 - p), by Newton's method on
+-- ln P(T > e^u) - ln a in u = ln q (linear in u in the polynomial tails, so the steps stay
+-- sane for df near 1): 8 steps from the Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5)
+-- around the normal quantile of Abramowitz & Stegun 26.2.23 (near the median, where that is
+-- below 0.1, from the tangent at 0). Each step evaluates the exact CDF
+-- (_ndcg_t_cdf); the result matches scipy.stats.t.ppf to about 1e-12 relative (1e-9 at
+-- df = 1e6, where lgamma limits the CDF itself).
+CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df) AS
+CASE
+    WHEN p = 0.5 THEN 0.0::DOUBLE
+    ELSE sign(p - 0.5) * list_transform(
+        [{a: least(p, 1.0 - p)::DOUBLE, df: df::DOUBLE,
+          z: sqrt(-2.0 * ln(least(p, 1.0 - p)))
+             - (2.515517 + 0.802853 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
+                + 0.010328 * (-2.0 * ln(least(p, 1.0 - p))))
+             / (1.0 + 1.432788 * sqrt(-2.0 * ln(least(p, 1.0 - p)))
+                + 0.189269 * (-2.0 * ln(least(p, 1.0 - p)))
+                + 0.001308 * pow(sqrt(-2.0 * ln(least(p, 1.0 - p))), 3))}],
+        lambda s: exp(list_reduce(
+            -- the start u = ln q0 leads the list, 8 steps follow (DuckDB 1.4/1.5's list_reduce
+            -- mixes rows up with a start value as third argument)
+            list_concat([ln(CASE WHEN s.z < 0.1  -- near the median: the tangent at 0
+                    THEN (0.5 - s.a) * sqrt(s.df * pi())
+                         / exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0))
+                    ELSE s.z
+               + (pow(s.z, 3) + s.z) / (4.0 * s.df)
+               + (5.0 * pow(s.z, 5) + 16.0 * pow(s.z, 3) + 3.0 * s.z) / (96.0 * pow(s.df, 2))
+               + (3.0 * pow(s.z, 7) + 19.0 * pow(s.z, 5) + 17.0 * pow(s.z, 3) - 15.0 * s.z)
+                 / (384.0 * pow(s.df, 3)) END)::DOUBLE],
+                        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[]),
+            lambda u, unused: list_transform(
+                [_ndcg_t_cdf(-exp(u), s.df)],
+                lambda upper: u + (ln(upper) - ln(s.a)) * upper
+                                  / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
+                                                  - 0.5 * ln(s.df * pi())
+                                                  - (s.df + 1.0) / 2.0
+                                                    * _ndcg_log1p(exp(2.0 * u) / s.df))))[1])))[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_mean_ci_half(sd, n, conf): the half-width of the conf t-interval of a mean of n values
+-- with sample standard deviation sd: t_{(1 + conf)/2, n - 1} sd / sqrt(n) (internal;
+-- ndcg_summary). NULL when n < 2; 0 when sd = 0.
+CREATE OR REPLACE MACRO _ndcg_mean_ci_half(sd, n, conf) AS
+CASE WHEN n >= 2 THEN
+    CASE WHEN sd = 0 THEN 0.0
+         ELSE _ndcg_t_quantile((1.0 + _ndcg_checked_conf(conf)) / 2.0, n - 1.0) * sd / sqrt(n)
+    END
+END::DOUBLE{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
+--             full_ideal, negative):
+-- the engine of ndcg (internal), fed by ndcg with grades and rank keys already checked to be
+-- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are ndcg's, see ndcg.sql.
+CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
+                                   full_ideal, negative) AS
+coalesce(
+    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative)
+    / nullif(_ndcg_sum_discounted(
+        -- with averaged ties, dcg already holds every non-zero gain (judged rows it did not
+        -- return too): their sorted gains are the ideal ranking, with no aggregate of its own
+        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
+             THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
+                                                   lambda x: x.g))
+             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
+        END,
+        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
+    empty_ideal){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_norm_cdf(z): the standard normal CDF P(Z <= z) (internal; DuckDB has no erf). Through
+-- erfc(x), x = |z| / sqrt(2): for x < 2, 1 - erf(x) with erf(x) = 2/sqrt(pi) e^(-x^2) x
+-- sum_n (2x^2)^n / (1*3*...*(2n+1)) (positive terms, 60 of them, Horner from the tail); for
+-- x >= 2 Laplace's continued fraction erfc(x) = e^(-x^2) / sqrt(pi) / (x + (1/2)/(x + 1/(x +
+-- (3/2)/(x + ...)))), 120 terms from the tail. Both agree with scipy.special.ndtr to about 1e-15
+-- relative, including far tails (the lower tail is computed directly, never as 1 - upper).
+-- list_reduce start values lead the lists (DuckDB 1.4/1.5 mix rows up with a third argument).
+CREATE OR REPLACE MACRO _ndcg_norm_cdf(z) AS
+list_transform(
+    [abs(z) / sqrt(2.0)::DOUBLE],
+    lambda x: CASE WHEN z < 0 THEN 0.5 ELSE -0.5 END
+        * CASE
+              WHEN x < 2 THEN 1.0 - 2.0 / sqrt(pi()) * exp(-x * x) * x
+                                    * list_reduce(list_concat([1.0::DOUBLE], range(60, 0, -1)::DOUBLE[]),
+                                                  lambda acc, n: 1.0 + 2.0 * x * x / (2.0 * n + 1.0) * acc)
+              ELSE exp(-x * x) / sqrt(pi())
+                   / (x + list_reduce(list_concat([0.0::DOUBLE], range(120, 0, -1)::DOUBLE[]),
+                                      lambda acc, k: (k / 2.0) / (x + acc)))
+          END
+        + CASE WHEN z < 0 THEN 0.0 ELSE 1.0 END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_number(x, what): x as a DOUBLE when its type is a number, else an error naming `what` and
+-- the type (internal): a per-row check, for scalar helpers (_ndcg_relevant). The type test folds
+-- to a constant, so a numeric column costs one cast.
+CREATE OR REPLACE MACRO _ndcg_number(x, what) AS
+CASE
+    WHEN _ndcg_is_number_type(typeof(x)) THEN TRY_CAST(x AS DOUBLE)
+    ELSE error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(x)
+               || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_query_key(query_id): query_id itself, or an error when it is NULL (internal). The mean_*
+-- measures score each query_id's rows as one ranking: NULL would silently pool every row that
+-- lacks a query into one ranking, as ndcg_report refuses NULL keys.
+CREATE OR REPLACE MACRO _ndcg_query_key(query_id) AS
+CASE
+    WHEN query_id IS NULL THEN
+        error('duckdb_ndcg: query_id is NULL in a row of a mean_* measure (each query_id''s rows '
+              || 'form one ranking; filter or label those rows)')
+    ELSE query_id
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
+-- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
+CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
+CASE
+    WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
+        error('duckdb_ndcg: threshold must be a finite number, got '
+              || coalesce(threshold::VARCHAR, 'NULL'))
+    WHEN rel IS NULL THEN 0
+    WHEN NOT isfinite(_ndcg_number(rel, 'rel')) THEN
+        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
+    WHEN _ndcg_number(rel, 'rel') >= threshold THEN 1
+    ELSE 0
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_tie_groups(keys, hits, m, straddle_count): the tie groups of a ranking that begin at or
+-- before position m, in rank order, as {s: first position, n: size, a: marked rows before the
+-- group, c: marked rows in it} (internal). keys are the ascending rank keys of at least the first
+-- m + 1 rows (or all of them); hits the rank keys of the marked rows (the relevant ones, say) in
+-- any order. A group that straddles m may reach past keys: its size is then straddle_count, which
+-- is evaluated only in that case. a and c come from one merge of the groups' first keys with the
+-- hits, each group's key sorted just before its hits: the hits before group j are its place in
+-- the merged list minus the j - 1 groups before it, so no search per row and O(n log n) in all.
+-- Order-dependent metrics with averaged ties are closed forms over these groups: a uniformly
+-- random order of every group (_ndcg_expected_hit, _ndcg_expected_rr, _ndcg_expected_ap_sum).
+CREATE OR REPLACE MACRO _ndcg_tie_groups(keys, hits, m, straddle_count) AS
+list_transform([_ndcg_tie_starts(_ndcg_head(keys, m))], lambda s: list_transform(
+    [list_sort(list_concat(
+        list_transform(s, lambda p: {r: keys[p], t: 0}),
+        list_transform(list_filter(hits, lambda x: x <= keys[m]), lambda x: {r: x, t: 1})))],
+    lambda merged: list_transform(
+        [list_filter(list_transform(merged, lambda x, p: CASE WHEN x.t = 0 THEN p END),
+                     lambda p: p IS NOT NULL)],
+        lambda marks: list_transform(s, lambda b, j: {
+            s: b,
+            n: CASE WHEN j < len(s) THEN s[j + 1] - b
+                    WHEN _ndcg_straddles(keys, m) THEN straddle_count
+                    ELSE m - b + 1 END,
+            a: marks[j] - j,
+            c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
+-- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
+-- or timestamp rank keys failed deep inside a macro. typeof(any_value(x)) folds to a constant at
+-- bind time, so the check costs nothing per row; the aggregates then read TRY_CAST(x AS DOUBLE),
+-- which, unlike an expression holding error(), DuckDB shares between identical aggregates.
+CREATE OR REPLACE MACRO _ndcg_type_error(x, what) AS
+CASE
+    WHEN NOT _ndcg_is_number_type(typeof(any_value(x))) THEN
+        error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
+              || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key): aggregate; the ranking of a
+-- group's rows as its tie groups up to the cut, for the order-dependent metrics with averaged ties
+-- (internal): {groups: _ndcg_tie_groups with c = relevant rows (rel >= threshold), m: the cut
+-- least(k, returned rows), relevant: every relevant judged row, returned or not}. Read like dcg:
+-- the rank keys of the first k + 1 rows with a top-N aggregate (all of them, sorted, above 100),
+-- the keys of the relevant rows (few), and every key only to size a tie group straddling k. rnk
+-- is checked as _ndcg_relevant_in_order checks it (ties and tie_key only for their errors).
+CREATE OR REPLACE MACRO _ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key) AS
+CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+    -- [x] with lambda r binds the aggregates outside the lambda body, as in dcg
+    list_transform(
+        [{keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), 'average'),
+          hits: list(TRY_CAST(rnk AS DOUBLE))
+                    FILTER (WHERE rnk IS NOT NULL AND _ndcg_relevant(rel, threshold) = 1),
+          all_keys: _ndcg_tie_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), 'average'),
+          m: least(_ndcg_checked_k(k), count(TRY_CAST(rnk AS DOUBLE))),
+          relevant: coalesce(sum(_ndcg_relevant(rel, threshold)), 0)}],
+        lambda r: {groups: _ndcg_tie_groups(
+                       r.keys, r.hits, r.m,
+                       len(list_filter(coalesce(r.all_keys, r.keys), lambda x: x = r.keys[r.m]))),
+                   m: r.m,
+                   relevant: r.relevant})[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key): aggregate; the binary
+-- relevance of the first k returned rows in ranked order, ties broken by tie_key (internal): the
+-- ties = 'key' side of the order-dependent metrics (hit rate, reciprocal rank, average
+-- precision), whose ties = 'average' side is the expectation over tied orders
+-- (_ndcg_relevant_groups).
+CREATE OR REPLACE MACRO _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key) AS
+CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+    -- bound outside lambda bodies, as in dcg, so that unused branches fold away
+    list_transform(
+        [{keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
+          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), TRY_CAST(rnk AS DOUBLE),
+                                   _ndcg_read_depth(k), ties, tie_key),
+          m: least(_ndcg_checked_k(k), count(TRY_CAST(rnk AS DOUBLE)))}],
+        lambda r: _ndcg_head(r.grades, r.m))[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_rbp(marked, rnk, p, k, ties, tie_key): aggregate; the rank-biased weight of the marked
+-- rows (marked = 1) among the first k returned: the sum of (1 - p) p^(q - 1) over their positions
+-- q (internal; rbp marks the relevant rows, rbp_residual the unjudged ones). With ties =
+-- 'average' a tie group (start s, n rows, c marked) adds c / n of the weight of its positions up
+-- to the cut m, c / n (p^(s - 1) - p^min(s + n - 1, m)): the exact expectation over tied orders.
+-- p must be in (0, 1).
+CREATE OR REPLACE MACRO _ndcg_rbp(marked, rnk, p, k, ties, tie_key) AS
+CASE
+    WHEN coalesce(NOT (TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1), true) THEN
+        error('duckdb_ndcg: p must be a number between 0 and 1 (exclusive), got '
+              || coalesce(p::VARCHAR, 'NULL'))
+    WHEN ties = 'key' THEN
+        coalesce(list_sum(list_transform(
+            _ndcg_relevant_in_order(marked, rnk, k, 1, ties, tie_key),
+            lambda x, q: x * (1.0 - p) * pow(p::DOUBLE, q - 1))), 0.0)
+    ELSE
+        list_transform([_ndcg_relevant_groups(marked, rnk, k, 1, ties, tie_key)],
+            lambda r: coalesce(list_sum(list_transform(r.groups, lambda g:
+                g.c::DOUBLE / g.n
+                * (pow(p::DOUBLE, g.s - 1) - pow(p::DOUBLE, least(g.s + g.n - 1, r.m))))), 0.0))[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
+-- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
+-- in \n or \r\n, even mixed in one file (strict_mode = false).
+CREATE OR REPLACE MACRO _ndcg_read_fields(path) AS TABLE
+SELECT line_no, fields
+FROM (
+    SELECT row_number() OVER () AS line_no,
+           list_filter(regexp_split_to_array(line, '\s+'), lambda f: f <> '') AS fields
+    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = '\0', quote = '',
+                  escape = '', auto_detect = false, strict_mode = false)
+)
+WHERE len(fields) > 0{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_sorted_quantile(sorted, q): the q-quantile of an ascending non-empty list with linear
@@ -1295,25 +1555,55 @@ FROM p_adjust('_ndcg_ab_p', p_col := 'p_value',
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
---   -> DOUBLE  [aggregate]
--- Average precision@k: the sum of precision@p over the positions p <= k of relevant returned rows,
--- divided by all relevant judged rows of the group (trec_eval map, map_cut.k); 0.0 when nothing is
--- relevant. Averaged over queries it is MAP. Tied rank keys within the first k + 1 rows need
--- ties := 'key'.
+-- average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
+--                   denominator := 'relevant', empty_ideal := 0.0) -> DOUBLE  [aggregate]
+-- Average precision@k: the sum of precision@p over the positions p <= k of relevant returned rows
+-- (rel >= threshold), divided by the denominator. Averaged over queries it is MAP.
+--   denominator  'relevant': all relevant judged rows, returned or not (trec_eval map,
+--                map_cut.k; ranx map@k); 'min_k': least(relevant, k) (Spark
+--                meanAveragePrecisionAt, RecBole, Microsoft Recommenders); 'retrieved': the
+--                relevant rows among the first k (Hivemall). 0.0 when nothing relevant is returned.
+--   empty_ideal  result when the group has no relevant judged row (0.0: trec_eval; 1.0: XGBoost;
+--                NULL makes avg() skip the query).
+--   ties  'average': the expected value over every order of tied rows (each tie group in a
+--         uniformly random order). By linearity, a relevant row of a tie group (start s, n rows,
+--         c relevant, a relevant rows before it) at position q = s + u has expected precision
+--         (1 + a + u (c - 1) / (n - 1)) / q, and u is uniform over 0..n-1: the group adds
+--         c / n * sum_{q = s .. min(s + n - 1, k)} (1 + a + (q - s) (c - 1) / (n - 1)) / q.
+--         With denominator 'retrieved' the count divided by is random when a tie group straddles
+--         k holding relevant and other rows: an error for now (pass ties := 'key').
+--         'key': equal rnk broken by tie_key descending (trec_eval).
 -- Example: SELECT avg(ap) AS map FROM (SELECT average_precision(rel, rnk) AS ap FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                          tie_key := NULL) AS
-coalesce(
-    list_sum(list_transform(
-        list_filter(
-            list_transform(
-                _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'average_precision'),
-                lambda hit, p: CASE WHEN hit = 1 THEN p END),
-            lambda p: p IS NOT NULL),
-        lambda p, j: j / p))
-    / nullif(sum(_ndcg_relevant(rel, threshold)), 0),
-    0.0){% endraw %}{%- endset -%}
+                                          tie_key := NULL, denominator := 'relevant',
+                                          empty_ideal := 0.0) AS
+list_transform(
+    [CASE
+        WHEN ties = 'key' THEN
+            list_transform([_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key)],
+                lambda h: {sum: list_sum(list_transform(
+                               list_filter(list_transform(h, lambda hit, p: CASE WHEN hit = 1 THEN p END),
+                                           lambda p: p IS NOT NULL),
+                               lambda p, j: j / p)),
+                           hits: list_count(list_filter(h, lambda hit: hit = 1))::DOUBLE,
+                           mixed: false})[1]
+        ELSE
+            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+                lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m),
+                           hits: _ndcg_expected_hits(r.groups, r.m),
+                           mixed: coalesce(list_bool_or(list_transform(r.groups, lambda g:
+                               g.c > 0 AND g.c < g.n AND g.s + g.n - 1 > r.m)), false)})[1]
+    END],
+    lambda a: _ndcg_empty(
+        CASE WHEN denominator = 'retrieved' AND a.mixed THEN
+                 error('duckdb_ndcg: average_precision with denominator := ''retrieved'' depends '
+                       || 'on the order of a tie group straddling k; pass ties := ''key'', '
+                       || 'tie_key := <item column>')
+             ELSE coalesce(a.sum / nullif(_ndcg_denominator(
+                     denominator, ['relevant', 'min_k', 'retrieved'],
+                     sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k), a.hits), 0), 0.0)
+        END,
+        sum(_ndcg_relevant(rel, threshold)), empty_ideal))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42)
@@ -1347,6 +1637,51 @@ list_transform(
                        ci_low: _ndcg_sorted_quantile(means, (1.0 - s.conf) / 2.0)::DOUBLE,
                        ci_high: _ndcg_sorted_quantile(means, (1.0 + s.conf) / 2.0)::DOUBLE,
                        dropped: s.dropped})[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- bpref(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL, empty_ideal := 0.0)
+--   -> DOUBLE  [aggregate]
+-- bpref (Buckley & Voorhees): for each relevant returned row (rel >= threshold),
+-- 1 - min(y, R) / min(N, R) with y the judged non-relevant rows (rel < threshold) ranked above
+-- it, summed and divided by R; R and N count the relevant and judged non-relevant rows of the
+-- group, returned or not; unjudged rows (rel NULL) are skipped (trec_eval bpref, ranx bpref).
+-- Whole rankings, no cutoff.
+--   ties         'average': a relevant row's place among the non-relevant rows of its tie group
+--                is uniform, which gives the exact expectation over tied orders; 'key': tie_key
+--                descending (trec_eval).
+--   empty_ideal  result when R = 0 (0.0; NULL skips the query in avg()).
+-- Example: SELECT avg(b) FROM (SELECT bpref(rel, rnk) AS b FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO bpref(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL,
+                              empty_ideal := 0.0) AS
+_ndcg_empty(
+    CASE
+        WHEN ties = 'key' THEN
+            list_transform(
+                [{rel: _ndcg_relevant_in_order(rel, rnk, NULL, threshold, ties, tie_key),
+                  non: _ndcg_relevant_in_order(
+                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)}],
+                -- one tie group per position: the groups' counts come from the same merge
+                lambda h: _ndcg_bpref_sum(
+                    _ndcg_tie_groups(range(1, len(h.rel) + 1),
+                                     list_filter(range(1, len(h.rel) + 1), lambda i: h.rel[i] = 1),
+                                     len(h.rel), NULL),
+                    _ndcg_tie_groups(range(1, len(h.rel) + 1),
+                                     list_filter(range(1, len(h.rel) + 1), lambda i: h.non[i] = 1),
+                                     len(h.rel), NULL),
+                    sum(_ndcg_relevant(rel, threshold)),
+                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
+        ELSE
+            list_transform(
+                [{rel: _ndcg_relevant_groups(rel, rnk, NULL, threshold, ties, tie_key),
+                  non: _ndcg_relevant_groups(
+                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)}],
+                lambda r: _ndcg_bpref_sum(
+                    r.rel.groups, r.non.groups, r.rel.relevant,
+                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
+    END / sum(_ndcg_relevant(rel, threshold)),
+    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
@@ -1408,46 +1743,22 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
 SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff,
-       avg(ndcg_b - ndcg_a) OVER (PARTITION BY _slice, _k) AS mean_diff,
-       count(*) OVER (PARTITION BY _slice, _k) AS queries,
+       -- one window partition for every count: the rows the query set leaves out count in
+       -- queries_dropped only, then go
+       avg(ndcg_b - ndcg_a) FILTER (WHERE _in) OVER _w AS mean_diff,
+       count(*) FILTER (WHERE _in) OVER _w AS queries,
        filled,
-       count(filled) OVER (PARTITION BY _slice, _k) AS queries_filled,
-       queries_dropped
+       count(filled) FILTER (WHERE _in) OVER _w AS queries_filled,
+       count(*) FILTER (WHERE NOT _in) OVER _w AS queries_dropped
 FROM (
-    SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
-           json_merge_patch(to_json(coalesce(a._key, b._key)), json_object(query_col, NULL))::VARCHAR
-               AS _slice,
-           CASE
-               WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
-                   error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
-                         || coalesce(query_set, 'NULL') || '''')
-               WHEN missing NOT IN ('zero', 'error') THEN
-                   error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
-                         || coalesce(missing, 'NULL') || '''')
-               WHEN a._key IS NULL THEN 'a'
-               WHEN b._key IS NULL THEN 'b'
-           END AS filled,
-           CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
-           CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
-           count(*) FILTER (WHERE (a._key IS NULL AND query_set IN ('both', 'a'))
-                                  OR (b._key IS NULL AND query_set IN ('both', 'b')))
-               OVER (PARTITION BY json_merge_patch(to_json(coalesce(a._key, b._key)),
-                                                   json_object(query_col, NULL))::VARCHAR,
-                                  coalesce(a._k, b._k)) AS queries_dropped
-    FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
-                           score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                           mapping, collapse, time_col, unknown) AS a
-    FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
-                                score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                                mapping, collapse, time_col, unknown) AS b
-        ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k
-    QUALIFY (a._key IS NOT NULL OR query_set IN ('either', 'b'))
-            AND (b._key IS NOT NULL OR query_set IN ('either', 'a'))
+    SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
+    FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
+                             query_col, item_col, position_col, score_col, ties, gain, log_base,
+                             empty_ideal, duplicates, event_col, mapping, collapse, time_col,
+                             unknown)
 )
-WHERE filled IS NULL OR missing = 'zero'
-      OR error('duckdb_ndcg: query ' || to_json(_key) || ' was shown by ranker '
-               || CASE filled WHEN 'a' THEN 'B' ELSE 'A' END || ' only (query_set := '''
-               || query_set || '''; pass missing := ''zero'' to score it 0 for the other)')
+WINDOW _w AS (PARTITION BY _slice, _k)
+QUALIFY _in
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1616,10 +1927,11 @@ CREATE OR REPLACE MACRO win_tie_loss(b, a, eps := 0.0) AS
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_a, mean_b, mean_diff, ci_low,
 --            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, wins, ties, losses,
 --            queries_filled, queries_dropped BIGINT)
--- Is B better than A? One row per (slice, cutoff) over the per-query NDCG of compare_rankers
--- (same query_set, missing and report parameters): the means, mean_diff = mean_b - mean_a, its
--- conf t-interval [ci_low, ci_high] (paired_ttest), the two-sided p-value of `test`, the p-values
--- corrected across all rows of the result, and B's wins, ties and losses (|diff| <= eps is a tie).
+-- Is B better than A? One row per (slice, cutoff) over the per-query NDCG that compare_rankers
+-- lists (same query_set, missing and report parameters; aggregated directly, without its
+-- windows): the means, mean_diff = mean_b - mean_a, its conf t-interval [ci_low, ci_high]
+-- (paired_ttest), the two-sided p-value of `test`, the p-values corrected across all rows of
+-- the result, and B's wins, ties and losses (|diff| <= eps is a tie).
 --   test        't' (paired_ttest), 'wilcoxon' (wilcoxon_test), 'sign' (sign_test),
 --               'randomization' (randomization_test with resamples and seed; costs
 --               resamples x queries per row).
@@ -1642,24 +1954,26 @@ CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
 WITH _ndcg_compare_rows AS (
-    SELECT COLUMNS(lambda c: c NOT IN [query_col, 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
-                                       'queries', 'filled', 'queries_filled', 'queries_dropped']),
-           paired_ttest(ndcg_b, ndcg_a, conf := conf) AS _t,
+    -- aggregates over the per-query pairs (no windows); a pair the query set leaves out is seen
+    -- as NULL by the tests (dropped) and counted in queries_dropped
+    SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in']),
+           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf) AS _t,
            -- the other tests see NULL pairs (nothing to do) unless chosen
-           wilcoxon_test(CASE WHEN test = 'wilcoxon' THEN ndcg_b END, ndcg_a).p_value AS _wilcoxon,
-           sign_test(CASE WHEN test = 'sign' THEN ndcg_b END, ndcg_a).p_value AS _sign,
-           randomization_test(CASE WHEN test = 'randomization' THEN ndcg_b END, ndcg_a,
+           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a).p_value
+               AS _wilcoxon,
+           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a).p_value AS _sign,
+           randomization_test(CASE WHEN _in AND test = 'randomization' THEN _ndcg_b END, _ndcg_a,
                               resamples := resamples, seed := seed).p_value AS _randomization,
-           win_tie_loss(ndcg_b, ndcg_a, eps := eps) AS _wtl,
-           any_value(queries_filled) AS queries_filled,
-           any_value(queries_dropped) AS queries_dropped
-    FROM compare_rankers(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
-                         query_set := query_set, missing := missing, query_col := query_col,
-                         item_col := item_col, position_col := position_col,
-                         score_col := score_col, ties := ties, gain := gain,
-                         log_base := log_base, empty_ideal := empty_ideal,
-                         duplicates := duplicates, event_col := event_col, mapping := mapping,
-                         collapse := collapse, time_col := time_col, unknown := unknown)
+           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps) AS _wtl,
+           count(_filled) FILTER (WHERE _in) AS queries_filled,
+           count(*) FILTER (WHERE NOT _in) AS queries_dropped
+    FROM (
+        SELECT unnest(_key), _k AS k, ndcg_a AS _ndcg_a, ndcg_b AS _ndcg_b, filled AS _filled, _in
+        FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
+                                 query_col, item_col, position_col, score_col, ties, gain,
+                                 log_base, empty_ideal, duplicates, event_col, mapping, collapse,
+                                 time_col, unknown)
+    )
     GROUP BY ALL
 ),
 _ndcg_compare_tests AS (
@@ -1706,6 +2020,56 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- err(rel, rnk, k := NULL, max_grade := 4, ties := 'average', tie_key := NULL) -> DOUBLE
+--   [aggregate]
+-- Expected reciprocal rank (Chapelle et al. 2009): a user scans down the first k returned rows
+-- (k NULL: all of them) and stops at a row with probability R = (2^grade - 1) / 2^max_grade;
+-- ERR = sum over positions q of (1 / q) R_q prod_{i < q} (1 - R_i). Not normalised (gdeval's
+-- err@k, ir_measures ERR@k, which fix max_grade = 4, the TREC Web track's scale). Unjudged rows
+-- and grade 0 stop no one; a grade above max_grade or below 0 is an error.
+--   ties  'key': equal rnk broken by tie_key descending (trec_eval's order). 'average': exact when
+--         no tie group within the cut holds a row of non-zero grade with another row (then the
+--         order of tied rows changes nothing); otherwise an error for now: ERR's expectation over
+--         tied orders has no closed form here yet (pass ties := 'key').
+-- Example: SELECT avg(e) FROM (SELECT err(rel, rnk, 20) AS e FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO err(rel, rnk, k := NULL, max_grade := 4, ties := 'average',
+                            tie_key := NULL) AS
+CASE
+    WHEN coalesce(NOT (TRY_CAST(max_grade AS DOUBLE) > 0
+                       AND isfinite(TRY_CAST(max_grade AS DOUBLE))), true) THEN
+        error('duckdb_ndcg: max_grade must be a positive number, got '
+              || coalesce(max_grade::VARCHAR, 'NULL'))
+    WHEN max(TRY_CAST(rel AS DOUBLE)) > max_grade OR min(TRY_CAST(rel AS DOUBLE)) < 0 THEN
+        error('duckdb_ndcg: err needs grades between 0 and max_grade ' || max_grade::VARCHAR
+              || ', got ' || CASE WHEN max(TRY_CAST(rel AS DOUBLE)) > max_grade
+                                  THEN max(TRY_CAST(rel AS DOUBLE))
+                                  ELSE min(TRY_CAST(rel AS DOUBLE)) END::VARCHAR)
+    WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL
+         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+        list_transform(
+            [{grades: _ndcg_top_grades(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE),
+                                       _ndcg_read_depth(k), ties, tie_key),
+              m: least(_ndcg_checked_k(k), count(rnk)),
+              mixed: CASE WHEN ties = 'average' THEN
+                         list_transform([_ndcg_relevant_groups(
+                                 CASE WHEN rel > 0 THEN 1 ELSE 0 END, rnk, k, 1, ties, tie_key)],
+                             lambda r: coalesce(list_bool_or(list_transform(r.groups,
+                                 lambda g: g.c > 0 AND g.n > 1)), false))[1]
+                     ELSE false END}],
+            lambda r: CASE
+                WHEN r.mixed THEN
+                    error('duckdb_ndcg: err depends on the order of tied rows of non-zero grade; '
+                          || 'pass ties := ''key'', tie_key := <item column>')
+                ELSE coalesce(list_reduce(
+                    list_transform(_ndcg_head(r.grades, r.m), lambda g, q: {
+                        p: 1.0 - (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade),
+                        s: (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade) / q}),
+                    lambda acc, x: {p: acc.p * x.p, s: acc.s + acc.p * x.s},
+                    {p: 1.0::DOUBLE, s: 0.0::DOUBLE}).s, 0.0)
+            END)[1]
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- event_match(rankings, events, query_col := 'query_id', item_col := 'item_id',
 --             event_col := 'event_type', mapping := NULL, sample := 10000)
 --   -> TABLE(sampled BIGINT, matched BIGINT)
@@ -1736,16 +2100,48 @@ SELECT count(*) AS sampled,
 FROM graded{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
+-- f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
+--         empty_ideal := 0.0) -> DOUBLE  [aggregate]
+-- F1@k: the harmonic mean of precision_at_k and recall_at_k, 2 P R / (P + R), which is
+-- 2 hits / (k + relevant) for hits relevant rows (rel >= threshold) among the first k returned
+-- and relevant judged rows in all (ranx f1). Precision divides by k even when fewer rows were
+-- returned, as precision_at_k (trec_eval P_k; ranx divides by the rows returned then); k NULL:
+-- by the returned rows. With ties = 'average' a tie group straddling k counts its expected hits,
+-- and F1 is linear in them, so the value is the exact expectation over tied orders.
+--   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
+-- Example: SELECT query_id, f1_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
+                                tie_key := NULL, empty_ideal := 0.0) AS
+_ndcg_empty(
+    coalesce(2.0 * cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+             / nullif(coalesce(_ndcg_checked_k(k), count(rnk)) + sum(_ndcg_relevant(rel, threshold)),
+                      0), 0.0),
+    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
+--   empty_ideal := 0.0) -> DOUBLE
 --   [aggregate]
 -- Hit rate@k: 1.0 when a relevant row (rel >= threshold) is among the first k returned, else 0.0
--- (trec_eval success.k). Averaged over queries it is the hit rate. Tied rank keys within the
--- first k + 1 rows need ties := 'key'.
+-- (trec_eval success.k). Averaged over queries it is the hit rate.
+--   ties  'average': the expected value over every order of tied rows (each tie group in a
+--         uniformly random order): a tie group straddling k with c of its n rows relevant and w of
+--         its positions before the cut hits with probability 1 - C(n - c, w) / C(n, w)
+--         (hypergeometric); 'key': equal rnk broken by tie_key descending (trec_eval).
+--   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT avg(hit) FROM (SELECT hit_rate(rel, rnk, 10) AS hit FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                 tie_key := NULL) AS
-CASE WHEN list_contains(_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'hit_rate'), 1)
-     THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END{% endraw %}{%- endset -%}
+                                 tie_key := NULL, empty_ideal := 0.0) AS
+_ndcg_empty(
+    CASE
+        WHEN ties = 'key' THEN
+            CASE WHEN list_contains(_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key), 1)
+                 THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END
+        ELSE
+            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+                           lambda r: _ndcg_expected_hit(r.groups, r.m))[1]
+    END,
+    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE  [aggregate]
@@ -1758,6 +2154,17 @@ CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL
     _ndcg_sum_discounted(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k), gain),
                          _ndcg_checked_k(k), log_base)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL) -> DOUBLE  [aggregate]
+-- Judged@k: the share of the first k returned rows that are judged (rel NOT NULL), divided by
+-- the rows there are, least(k, returned) (ir_measures Judged@k); k NULL: every returned row. 0.0
+-- when nothing was returned. With ties = 'average' a tie group straddling k counts its expected
+-- share of judged rows; 'key': tie_key descending.
+-- Example: SELECT avg(j) FROM (SELECT judged_at_k(rel, rnk, 10) AS j FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL) AS
+coalesce(cg(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties := ties, tie_key := tie_key)
+         / nullif(least(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_cg(rels, k := NULL, gain := 'linear', negative := 'error') -> DOUBLE
@@ -1960,15 +2367,23 @@ CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, thres
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
---   [aggregate]
--- Recall@k: relevant rows (rel >= threshold) among the first k returned, divided by all relevant
--- judged rows of the group, returned or not (trec_eval recall_k); 0 when nothing is relevant.
+-- recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
+--             denominator := 'relevant', empty_ideal := 0.0) -> DOUBLE  [aggregate]
+-- Recall@k: relevant rows (rel >= threshold) among the first k returned, divided by the
+-- denominator. With ties = 'average' a tie group straddling k counts its expected share.
+--   denominator  'relevant': all relevant judged rows of the group, returned or not (trec_eval
+--                recall_k); 'min_k': least(relevant, k), so that a perfect top k scores 1 when
+--                there are more relevant rows than k (RecBole, torchmetrics-style "R-cap").
+--   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                               tie_key := NULL) AS
-coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
-         / nullif(sum(_ndcg_relevant(rel, threshold)), 0), 0.0){% endraw %}{%- endset -%}
+                               tie_key := NULL, denominator := 'relevant', empty_ideal := 0.0) AS
+_ndcg_empty(
+    coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+             / nullif(_ndcg_denominator(denominator, ['relevant', 'min_k'],
+                                        sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k),
+                                        NULL), 0), 0.0),
+    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -1995,16 +2410,29 @@ CREATE OR REPLACE MACRO mean_recall_at_k(query_id, rel, rnk, k := NULL, threshol
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
---   -> DOUBLE  [aggregate]
+-- reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
+--   empty_ideal := 0.0) -> DOUBLE  [aggregate]
 -- 1 / position of the first relevant row (rel >= threshold) among the first k returned, 0.0 when
--- there is none (trec_eval recip_rank). Averaged over queries it is MRR. Tied rank keys within the
--- first k + 1 rows need ties := 'key'.
+-- there is none (trec_eval recip_rank). Averaged over queries it is MRR.
+--   ties  'average': the expected value over every order of tied rows (each tie group in a
+--         uniformly random order): the first relevant row lies in the first tie group holding one
+--         (start s, n rows, c relevant), at s + i with probability C(n - 1 - i, c - 1) / C(n, c);
+--         'key': equal rnk broken by tie_key descending (trec_eval).
+--   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT avg(rr) AS mrr FROM (SELECT reciprocal_rank(rel, rnk) AS rr FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                        tie_key := NULL) AS
-coalesce(1.0 / list_position(
-    _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key, 'reciprocal_rank'), 1), 0.0){% endraw %}{%- endset -%}
+                                        tie_key := NULL, empty_ideal := 0.0) AS
+_ndcg_empty(
+    CASE
+        WHEN ties = 'key' THEN
+            coalesce(1.0 / list_position(
+                _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key), 1),
+                0.0)
+        ELSE
+            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+                           lambda r: _ndcg_expected_rr(r.groups, r.m))[1]
+    END,
+    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -2135,6 +2563,60 @@ GROUP BY ALL
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- r_precision(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL, empty_ideal := 0.0)
+--   -> DOUBLE  [aggregate]
+-- R-precision: the relevant rows (rel >= threshold) among the first R returned, divided by R, the
+-- number of relevant judged rows of the group, returned or not (trec_eval Rprec, ranx
+-- r_precision). Reads whole rankings (R is known only at the end).
+--   ties         'average': a tie group straddling position R counts its expected share of
+--                relevant rows (exact, like precision_at_k); 'key': tie_key descending.
+--   empty_ideal  result when R = 0 (0.0, as trec_eval; NULL skips the query in avg()).
+-- Example: SELECT avg(rp) FROM (SELECT r_precision(rel, rnk) AS rp FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO r_precision(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL,
+                                    empty_ideal := 0.0) AS
+_ndcg_empty(
+    CASE
+        WHEN ties = 'key' THEN
+            list_count(list_filter(
+                _ndcg_head(_ndcg_relevant_in_order(rel, rnk, NULL, threshold, ties, tie_key),
+                           sum(_ndcg_relevant(rel, threshold))),
+                lambda hit: hit = 1))::DOUBLE
+        ELSE
+            list_transform([_ndcg_relevant_groups(rel, rnk, NULL, threshold, ties, tie_key)],
+                           lambda r: _ndcg_expected_hits(r.groups, r.relevant))[1]
+    END / sum(_ndcg_relevant(rel, threshold)),
+    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- rbp(rel, rnk, p := 0.8, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
+--   -> DOUBLE  [aggregate]
+-- Rank-biased precision (Moffat & Zobel): (1 - p) * sum of p^(q - 1) over the positions q of the
+-- relevant rows (rel >= threshold, binary) among the first k returned (k NULL: all of them);
+-- ir_measures RBP(p=, rel=threshold), ranx rbp on binary judgments (ranx weighs by the grade).
+-- Unjudged rows count as not relevant; the weight they and the positions after the ranking could
+-- still add is rbp_residual(...) (a separate aggregate, so rbp stays a plain number to average).
+--   p     persistence, in (0, 1).
+--   ties  'average': each row of a tie group weighs the mean of its group's weights (the exact
+--         expectation over tied orders); 'key': tie_key descending.
+-- Example: SELECT avg(r) FROM (SELECT rbp(rel, rnk, p := 0.9) AS r FROM judged_run GROUP BY query_id);
+CREATE OR REPLACE MACRO rbp(rel, rnk, p := 0.8, k := NULL, threshold := 1, ties := 'average',
+                            tie_key := NULL) AS
+_ndcg_rbp(_ndcg_relevant(rel, threshold), rnk, p, k, ties, tie_key){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- rbp_residual(rel, rnk, p := 0.8, k := NULL, ties := 'average', tie_key := NULL)
+--   -> DOUBLE  [aggregate]
+-- The residual of rank-biased precision: the most that rbp could still grow if every unjudged
+-- row (rel NULL) among the first k returned were relevant, and every position after them too:
+-- (1 - p) * sum of p^(q - 1) over the unjudged positions q <= m, plus p^m, m = least(k, returned
+-- rows) (Moffat & Zobel; rbp + rbp_residual is the upper bound). Same p, k and ties as rbp.
+-- Example: SELECT rbp(rel, rnk), rbp_residual(rel, rnk) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO rbp_residual(rel, rnk, p := 0.8, k := NULL, ties := 'average',
+                                     tie_key := NULL) AS
+_ndcg_rbp(CASE WHEN rel IS NULL THEN 1 ELSE 0 END, rnk, p, k, ties, tie_key)
++ pow(p::DOUBLE, least(_ndcg_checked_k(k), count(rnk))){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- read_qrels(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, rel DOUBLE)
 -- Reads a TREC qrels file ("query_id iteration item_id grade" per line, whitespace-separated:
 -- spaces or tabs; blank lines are skipped). Errors name the line: a line without 4 fields, a grade
@@ -2159,6 +2641,137 @@ CREATE OR REPLACE MACRO read_trec_run(path) AS TABLE
 SELECT query_id, item_id, value AS score,
        row_number() OVER (PARTITION BY query_id ORDER BY value DESC, item_id DESC) AS rnk
 FROM _ndcg_trec_lines(path, 'run'){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- run_report(tbl, k := [5, 10], metrics := ['ndcg'], query_col := 'query_id',
+--            item_col := 'item_id', rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
+--            gain := 'linear', log_base := 2, empty_ideal := 0.0, full_ideal := false,
+--            threshold := 1)
+--   -> TABLE(query_id, metric VARCHAR, k BIGINT, value DOUBLE)
+-- Metrics of every query of a judged-run table, in long format, for logs larger than memory: the
+-- aggregates (ndcg(rel, rnk, 10) under GROUP BY) keep list and top-N states that DuckDB does not
+-- spill, while this plan is made of what it does spill: one hash aggregate per tie group, window
+-- sums over sorted groups, joins. Same conventions as the aggregates (one row per (query, item);
+-- rel NULL = unjudged; rnk NULL = judged but not returned, in the ideal only; smaller rnk first).
+--   k          a cutoff or a list of them; NULL = the returned rows (the aggregates' k NULL).
+--   metrics    any of 'ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'.
+--   ties       'average': a tie group's rows share its mean gain at each of its positions, also
+--              when it straddles k (exact, as the aggregates); 'key': equal rnk broken by
+--              item_col descending (trec_eval).
+--   gain, log_base, empty_ideal, full_ideal, threshold: as for ndcg, precision_at_k, recall_at_k.
+-- Example: SELECT metric, k, avg(value) FROM run_report('judged_run', k := [5, 10],
+--              metrics := ['ndcg', 'precision_at_k']) GROUP BY ALL ORDER BY ALL;
+CREATE OR REPLACE MACRO run_report(tbl, k := [5, 10], metrics := ['ndcg'],
+                                   query_col := 'query_id', item_col := 'item_id',
+                                   rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
+                                   gain := 'linear', log_base := 2, empty_ideal := 0.0,
+                                   full_ideal := false, threshold := 1) AS TABLE
+WITH judged AS NOT MATERIALIZED (
+    SELECT COLUMNS(lambda c: c = query_col) AS _q,
+           COLUMNS(lambda c: c = item_col) AS _i,
+           TRY_CAST(COLUMNS(lambda c: c = rel_col) AS DOUBLE) AS _rel,
+           TRY_CAST(COLUMNS(lambda c: c = rnk_col) AS DOUBLE) AS _rnk
+    FROM query_table(tbl)
+),
+checks AS (
+    -- one fixed-size aggregate over the table: every input rule of the aggregates, named
+    SELECT CASE
+               WHEN NOT _ndcg_is_number_type(coalesce(
+                        (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
+                        'NULL')) THEN
+                   error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
+               WHEN NOT _ndcg_is_number_type(coalesce(
+                        (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
+                        'NULL')) THEN
+                   error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
+               WHEN len(list_filter(metrics, lambda m: NOT coalesce(list_contains(
+                        ['ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'], m), false)))
+                    > 0 OR len(metrics) = 0 THEN
+                   error('duckdb_ndcg: metrics must name some of ndcg, dcg, idcg, cg, '
+                         || 'precision_at_k, recall_at_k, got ' || coalesce(metrics::VARCHAR, 'NULL'))
+               WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
+                   error('duckdb_ndcg: threshold must be a finite number, got '
+                         || coalesce(threshold::VARCHAR, 'NULL'))
+               WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false')
+               WHEN _ndcg_rank_error(_rnk, ties, _i) IS NOT NULL
+                    OR _ndcg_grade_error(_rel, gain, 'error') IS NOT NULL
+                    OR _ndcg_discount(1, log_base) IS NULL THEN NULL
+               WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
+                   error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
+           END AS _failed
+    FROM judged
+),
+groups AS (
+    -- one row per tie group of a ranking (per returned row with ties := 'key'): a fixed-size
+    -- hash aggregate, which spills
+    SELECT _q, _rnk, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
+           sum(_ndcg_gain_value(_rel, gain)) AS _gain,
+           count(*) FILTER (WHERE _rel >= threshold) AS _hits
+    FROM judged
+    WHERE _rnk IS NOT NULL
+    GROUP BY ALL
+),
+placed AS (
+    -- each group's first position: the rows of the groups ranked before it, plus one
+    SELECT *, sum(_n) OVER (PARTITION BY _q ORDER BY _rnk, _tie DESC
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS _before
+    FROM groups
+),
+queries AS (
+    SELECT _q, count(_rnk) AS _returned, count(*) FILTER (WHERE _rel >= threshold) AS _relevant
+    FROM judged
+    GROUP BY _q
+),
+ideal AS (
+    -- the gains of the judged rows, best first (rows with gain 0 add nothing)
+    SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
+    FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM judged)
+    WHERE _g > 0
+),
+cuts AS (
+    SELECT unnest(_ndcg_report_cuts(k)) AS _k
+),
+group_terms AS (
+    -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
+    SELECT _q, _k,
+           fsum(_gain / _n * list_sum(list_transform(range(_s, _e + 1),
+                                                     lambda p: 1.0 / _ndcg_discount(p, log_base))))
+               AS _dcg,
+           fsum(_gain / _n * (_e - _s + 1)) AS _cg,
+           fsum(_hits / _n * (_e - _s + 1)) AS _hit
+    FROM (
+        SELECT placed.*, cuts._k, (coalesce(_before, 0) + 1)::BIGINT AS _s,
+               least(coalesce(_before, 0) + _n, cuts._k, queries._returned)::BIGINT AS _e
+        FROM placed JOIN queries USING (_q), cuts
+    )
+    WHERE _s <= _e
+    GROUP BY _q, _k
+),
+ideal_terms AS (
+    SELECT ideal._q, cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
+    FROM ideal JOIN queries USING (_q), cuts
+    WHERE _p <= coalesce(_ndcg_ideal_cut(cuts._k, _returned, false, full_ideal),
+                         9223372036854775807)
+    GROUP BY ideal._q, cuts._k
+)
+SELECT queries._q AS query_id, metric, cuts._k AS k,
+       CASE metric
+           WHEN 'ndcg' THEN coalesce(coalesce(_dcg, 0.0) / nullif(coalesce(_idcg, 0.0), 0),
+                                     empty_ideal)
+           WHEN 'dcg' THEN coalesce(_dcg, 0.0)
+           WHEN 'idcg' THEN coalesce(_idcg, 0.0)
+           WHEN 'cg' THEN coalesce(_cg, 0.0)
+           WHEN 'precision_at_k' THEN
+               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(cuts._k, _returned), 0), 0.0)
+           WHEN 'recall_at_k' THEN coalesce(coalesce(_hit, 0.0) / nullif(_relevant, 0), 0.0)
+       END::DOUBLE AS value
+FROM queries
+CROSS JOIN cuts
+CROSS JOIN (SELECT unnest(metrics) AS metric) AS m
+LEFT JOIN group_terms ON group_terms._q = queries._q AND group_terms._k IS NOT DISTINCT FROM cuts._k
+LEFT JOIN ideal_terms ON ideal_terms._q = queries._q AND ideal_terms._k IS NOT DISTINCT FROM cuts._k
+CROSS JOIN checks
+WHERE _failed IS NULL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {{- return(statements) -}}
 {%- endmacro %}
