@@ -7,9 +7,11 @@
 -- in earlier groups); the group adds c times the mean over x: the exact expectation over tied
 -- orders, O(d) per group.
 CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant) AS
-coalesce(list_sum(list_transform(rel_groups, lambda g, j: CASE WHEN g.c > 0 THEN
-    g.c * list_avg(list_transform(range(0, non_groups[j].c + 1), lambda x: CASE
-        WHEN non_groups[j].a + x = 0 THEN 1.0::DOUBLE
-        ELSE 1.0 - least(non_groups[j].a + x, relevant)::DOUBLE / least(nonrelevant, relevant)
-    END))
-END)), 0.0::DOUBLE);
+-- both lists bound once: as macro arguments they may be whole expressions
+list_transform([{rel: rel_groups, non: non_groups}], lambda gs:
+    coalesce(list_sum(list_transform(gs.rel, lambda g, j: CASE WHEN g.c > 0 THEN
+        g.c * list_avg(list_transform(range(0, gs.non[j].c + 1), lambda x: CASE
+            WHEN gs.non[j].a + x = 0 THEN 1.0::DOUBLE
+            ELSE 1.0 - least(gs.non[j].a + x, relevant)::DOUBLE / least(nonrelevant, relevant)
+        END))
+    END)), 0.0::DOUBLE))[1];

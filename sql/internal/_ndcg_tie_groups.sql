@@ -9,17 +9,19 @@
 -- Order-dependent metrics with averaged ties are closed forms over these groups: a uniformly
 -- random order of every group (_ndcg_expected_hit, _ndcg_expected_rr, _ndcg_expected_ap_sum).
 CREATE OR REPLACE MACRO _ndcg_tie_groups(keys, hits, m, straddle_count) AS
-list_transform([_ndcg_tie_starts(_ndcg_head(keys, m))], lambda s: list_transform(
+-- keys and hits bound once: as macro arguments they may be whole expressions
+list_transform([{keys: keys, hits: hits}], lambda v: list_transform(
+    [list_filter(_ndcg_tie_starts(v.keys), lambda b: b <= m)], lambda s: list_transform(
     [list_sort(list_concat(
-        list_transform(s, lambda p: {r: keys[p], t: 0}),
-        list_transform(list_filter(hits, lambda x: x <= keys[m]), lambda x: {r: x, t: 1})))],
+        list_transform(s, lambda p: {r: v.keys[p], t: 0}),
+        list_transform(list_filter(v.hits, lambda x: x <= v.keys[m]), lambda x: {r: x, t: 1})))],
     lambda merged: list_transform(
         [list_filter(list_transform(merged, lambda x, p: CASE WHEN x.t = 0 THEN p END),
                      lambda p: p IS NOT NULL)],
         lambda marks: list_transform(s, lambda b, j: {
             s: b,
             n: CASE WHEN j < len(s) THEN s[j + 1] - b
-                    WHEN _ndcg_straddles(keys, m) THEN straddle_count
+                    WHEN _ndcg_straddles(v.keys, m) THEN straddle_count
                     ELSE m - b + 1 END,
             a: marks[j] - j,
-            c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1];
+            c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1])[1];
