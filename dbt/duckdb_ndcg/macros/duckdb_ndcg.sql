@@ -106,12 +106,14 @@ error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is too large for gain '''
 -- in earlier groups); the group adds c times the mean over x: the exact expectation over tied
 -- orders, O(d) per group.
 CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant) AS
-coalesce(list_sum(list_transform(rel_groups, lambda g, j: CASE WHEN g.c > 0 THEN
-    g.c * list_avg(list_transform(range(0, non_groups[j].c + 1), lambda x: CASE
-        WHEN non_groups[j].a + x = 0 THEN 1.0::DOUBLE
-        ELSE 1.0 - least(non_groups[j].a + x, relevant)::DOUBLE / least(nonrelevant, relevant)
-    END))
-END)), 0.0::DOUBLE){% endraw %}{%- endset -%}
+-- both lists bound once: as macro arguments they may be whole expressions
+list_transform([{rel: rel_groups, non: non_groups}], lambda gs:
+    coalesce(list_sum(list_transform(gs.rel, lambda g, j: CASE WHEN g.c > 0 THEN
+        g.c * list_avg(list_transform(range(0, gs.non[j].c + 1), lambda x: CASE
+            WHEN gs.non[j].a + x = 0 THEN 1.0::DOUBLE
+            ELSE 1.0 - least(gs.non[j].a + x, relevant)::DOUBLE / least(nonrelevant, relevant)
+        END))
+    END)), 0.0::DOUBLE))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_checked_conf(conf): conf when 0 < conf < 1, else an error naming it (internal).
@@ -255,8 +257,11 @@ coalesce(
 -- _ndcg_tie_starts(keys): the 1-based positions where each tie group of a ranking begins, read
 -- off its ascending rank keys in one pass (a key differs from the one before it) (internal).
 -- Tie group j spans positions starts[j] .. starts[j + 1] - 1, the last one up to len(keys).
+-- keys is bound once ([keys] with lambda ks): a macro argument is an expression, which a mention
+-- inside a lambda body would evaluate again for every element.
 CREATE OR REPLACE MACRO _ndcg_tie_starts(keys) AS
-list_filter(range(1, len(keys) + 1), lambda i: i = 1 OR keys[i] <> keys[i - 1]){% endraw %}{%- endset -%}
+list_transform([keys], lambda ks:
+    list_filter(range(1, len(ks) + 1), lambda i: i = 1 OR ks[i] <> ks[i - 1]))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain, log_base): DCG of the
@@ -1170,20 +1175,22 @@ END{% endraw %}{%- endset -%}
 -- Order-dependent metrics with averaged ties are closed forms over these groups: a uniformly
 -- random order of every group (_ndcg_expected_hit, _ndcg_expected_rr, _ndcg_expected_ap_sum).
 CREATE OR REPLACE MACRO _ndcg_tie_groups(keys, hits, m, straddle_count) AS
-list_transform([_ndcg_tie_starts(_ndcg_head(keys, m))], lambda s: list_transform(
+-- keys and hits bound once: as macro arguments they may be whole expressions
+list_transform([{keys: keys, hits: hits}], lambda v: list_transform(
+    [list_filter(_ndcg_tie_starts(v.keys), lambda b: b <= m)], lambda s: list_transform(
     [list_sort(list_concat(
-        list_transform(s, lambda p: {r: keys[p], t: 0}),
-        list_transform(list_filter(hits, lambda x: x <= keys[m]), lambda x: {r: x, t: 1})))],
+        list_transform(s, lambda p: {r: v.keys[p], t: 0}),
+        list_transform(list_filter(v.hits, lambda x: x <= v.keys[m]), lambda x: {r: x, t: 1})))],
     lambda merged: list_transform(
         [list_filter(list_transform(merged, lambda x, p: CASE WHEN x.t = 0 THEN p END),
                      lambda p: p IS NOT NULL)],
         lambda marks: list_transform(s, lambda b, j: {
             s: b,
             n: CASE WHEN j < len(s) THEN s[j + 1] - b
-                    WHEN _ndcg_straddles(keys, m) THEN straddle_count
+                    WHEN _ndcg_straddles(v.keys, m) THEN straddle_count
                     ELSE m - b + 1 END,
             a: marks[j] - j,
-            c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1]{% endraw %}{%- endset -%}
+            c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1])[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
