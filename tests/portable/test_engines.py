@@ -10,6 +10,7 @@ from conftest import Engine
 from portable_golden import EVENTS, RANKINGS
 
 from duckdb_ndcg.portable import METRICS, column_name, events_to_sql, to_sql
+from duckdb_ndcg.portable._metrics import _ORDER_DEPENDENT as ORDER_DEPENDENT
 from duckdb_ndcg.portable._metrics import Options, validate
 
 GAIN_MAP = {0: 0, 0.5: 1, 1: 1, 1.5: 2, 2: 3, 2.5: 5, 3: 7}
@@ -123,7 +124,17 @@ def test_metric_matches_macros(
         assert "duckdb_ndcg" in str(truth)
         assert_engine_raises(engine, sql)
         return
-    got = run(engine, sql)
+    if metric in ORDER_DEPENDENT and conventions.get("ties", "average") == "average":
+        # a stated gap: the macros give the expectation over tied orders, the portable SQL
+        # refuses a ranking whose order matters (and answers the others, equal to the macros)
+        try:
+            got = run(engine, sql)
+        except Exception as error:  # each engine raises its own exception type
+            text = ERROR_TEXT.get(engine.dialect, "depends on the order of tied rank keys")
+            assert text in str(error)
+            return
+    else:
+        got = run(engine, sql)
     assert set(got) == set(truth)
     for query_id, value in truth.items():
         assert got[query_id] == (pytest.approx(value, abs=1e-9, nan_ok=False),), query_id
