@@ -4,7 +4,7 @@
 -- denominator. With ties = 'average' a tie group straddling k counts its expected share.
 --   denominator  'relevant': all relevant judged rows of the group, returned or not (trec_eval
 --                recall_k); 'min_k': least(relevant, k), so that a perfect top k scores 1 when
---                there are more relevant rows than k (RecBole, torchmetrics-style "R-cap").
+--                there are more relevant rows than k.
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
