@@ -601,16 +601,10 @@ def _demo(args: argparse.Namespace) -> None:
     con.execute(
         "CREATE TEMP VIEW demo_b AS SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'B'"
     )
-    better, worse, same, mean_diff = con.sql(
-        "SELECT count(*) FILTER (WHERE diff > 1e-12), count(*) FILTER (WHERE diff < -1e-12), "
-        "count(*) FILTER (WHERE abs(diff) <= 1e-12), avg(diff) "
-        "FROM compare_rankers('demo_a', 'demo_b', 'demo_events', k := ?)",
-        params=[k],
-    ).fetchall()[0]
-    print(
-        f"B vs A at NDCG@{k}: mean difference {mean_diff:+.4f} "
-        f"(B better on {better} queries, worse on {worse}, equal on {same})"
-    )
+    # the verdict: paired t-test over the queries both rankers showed, with its interval
+    result = compare("demo_a", "demo_b", "demo_events", k=k, con=con)
+    row = dict(zip(result.columns, result.fetchall()[0], strict=True))
+    print(f"B vs A at NDCG@{k}: {verdict(row)}")
     by_device = con.sql(
         "SELECT device, ranker, mean_ndcg FROM ndcg_summary('demo_rankings', 'demo_events', "
         "k := ?, slice_by := ['ranker', 'device']) ORDER BY device, ranker",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,12 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = _cli("demo", "--queries", "300", "--keep", "demo.duckdb", cwd=work)
     assert done.returncode == 0, done.stderr
     assert "Mean NDCG@k over queries" in done.stdout and "B vs A at NDCG@10" in done.stdout
+    # the demo ends its comparison with the verdict: difference, interval, p-value, wins
+    assert re.search(
+        r"B vs A at NDCG@10: B − A = [+-]\d\.\d+ \[[+-]\d\.\d+, [+-]\d\.\d+\], p [=<] \S+ "
+        r"\(Holm\), \d+ wins / \d+ ties / \d+ losses",
+        done.stdout,
+    ), done.stdout
     page = (work / "ndcg_demo.html").read_text()
     assert page.count("<polyline") == 2 and "ranker A" in page and "<script" not in page
     assert (work / "ndcg_demo.svg").read_text().startswith("<svg")
