@@ -9,15 +9,12 @@ from pathlib import Path
 import duckdb
 
 from duckdb_ndcg.evaluate import (
-    _COLLAPSE,
-    _DUPLICATES,
-    _NO_CUT,
-    _TIES,
-    _UNKNOWN,
+    _checked_report_options,
     _choice,
     _read_mapping,
     _require,
     open_source,
+    report_arguments,
 )
 from duckdb_ndcg.macros import register
 
@@ -25,8 +22,12 @@ TESTS = ("t", "wilcoxon", "sign", "randomization")
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 QUERY_SETS = ("both", "either", "a", "b")
 MISSING = ("zero", "error")
-_TEST_NAMES = {"t": "", "wilcoxon": "Wilcoxon, ", "sign": "sign test, ",
-               "randomization": "randomization, "}
+_TEST_NAMES = {
+    "t": "",
+    "wilcoxon": "Wilcoxon, ",
+    "sign": "sign test, ",
+    "randomization": "randomization, ",
+}
 _CORRECTION_NAMES = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
 
 
@@ -80,25 +81,12 @@ def compare(
     _choice("correction", correction, CORRECTIONS)
     _choice("query_set", query_set, QUERY_SETS)
     _choice("missing", missing, MISSING)
-    _choice("ties", ties, _TIES)
-    _choice("collapse", collapse, _COLLAPSE)
-    _choice("unknown", unknown, _UNKNOWN)
-    _choice("duplicates", duplicates, _DUPLICATES)
-    if gain not in ("linear", "exponential"):
-        raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
     for name, value in (("conf", conf), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
-    if collapse == "last" and time_col is None:
-        raise ValueError("collapse='last' needs time_col, the name of the events' timestamp column")
-    cuts = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
-    if not cuts:
-        raise ValueError("k must be a cutoff or a non-empty list of cutoffs")
-    for cut in cuts:
-        if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int) or cut < 1):
-            raise ValueError(f"k must be positive whole numbers (or None), got {cut!r}")
+    cuts = _checked_report_options(k, ties, gain, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = con if con is not None else duckdb.connect()
@@ -114,49 +102,42 @@ def compare(
     _require(
         logged,
         "events",
-        {"query_col": query_col, "item_col": item_col, "event_col": event_col,
-         "time_col": time_col},
+        {
+            "query_col": query_col,
+            "item_col": item_col,
+            "event_col": event_col,
+            "time_col": time_col,
+        },
     )
-    grades = _read_mapping(con, mapping)
-    mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
-    mapping_params = [list(grades), list(grades.values())] if grades is not None else []
-    sql = (
-        "SELECT * FROM compare_summary(?, ?, ?, k := ?::BIGINT[], slice_by := ?::VARCHAR[], "
-        "test := ?, conf := ?::DOUBLE, correction := ?, alpha := ?::DOUBLE, query_set := ?, "
-        "missing := ?, resamples := ?::BIGINT, seed := ?, query_col := ?, item_col := ?, "
-        "position_col := ?, score_col := ?::VARCHAR, ties := ?, gain := ?, "
-        f"empty_ideal := ?::DOUBLE, duplicates := ?, event_col := ?, mapping := {mapping_sql}, "
-        "collapse := ?, time_col := ?::VARCHAR, unknown := ?)"
+    arguments, params = report_arguments(
+        {
+            "k": cuts,
+            "slice_by": list(slice_by),
+            "test": test,
+            "conf": float(conf),
+            "correction": correction,
+            "alpha": float(alpha),
+            "query_set": query_set,
+            "missing": missing,
+            "resamples": resamples,
+            "seed": seed,
+            "query_col": query_col,
+            "item_col": item_col,
+            "position_col": position_col,
+            "score_col": score_col,
+            "ties": ties,
+            "gain": gain,
+            "empty_ideal": empty_ideal,
+            "duplicates": duplicates,
+            "event_col": event_col,
+            "mapping": _read_mapping(con, mapping),
+            "collapse": collapse,
+            "time_col": time_col,
+            "unknown": unknown,
+        }
     )
-    params: list[object] = [
-        ranked[0].name,
-        ranked[1].name,
-        logged.name,
-        [None if cut is None else min(cut, _NO_CUT) for cut in cuts],
-        list(slice_by),
-        test,
-        float(conf),
-        correction,
-        float(alpha),
-        query_set,
-        missing,
-        resamples,
-        seed,
-        query_col,
-        item_col,
-        position_col,
-        score_col,
-        ties,
-        gain,
-        empty_ideal,
-        duplicates,
-        event_col,
-        *mapping_params,
-        collapse,
-        time_col,
-        unknown,
-    ]
-    return con.sql(sql, params=params)
+    sql = f"SELECT * FROM compare_summary(?, ?, ?, {arguments})"
+    return con.sql(sql, params=[ranked[0].name, ranked[1].name, logged.name, *params])
 
 
 def _signed(value: float | None) -> str:

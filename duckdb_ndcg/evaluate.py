@@ -60,7 +60,7 @@ def open_source(con: duckdb.DuckDBPyConnection, source: object, role: str) -> So
         con.register(name, source)
         return Source(f"{role} data frame", name, tuple(_columns(con, name)))
     if not isinstance(source, (str, Path)):
-        raise ValueError(
+        raise TypeError(
             f"{role} must be a table name, a .parquet/.csv path or a data frame, "
             f"got {type(source).__name__}"
         )
@@ -152,21 +152,8 @@ def evaluate(
         rel = duckdb_ndcg.evaluate("shown.parquet", "events.parquet", k=[5, 10])
         rel.df()  # query_id, k, ndcg, dcg, idcg, shown, shown_relevant, relevant
     """
-    _choice("ties", ties, _TIES)
-    _choice("collapse", collapse, _COLLAPSE)
-    _choice("unknown", unknown, _UNKNOWN)
-    _choice("duplicates", duplicates, _DUPLICATES)
     _choice("shape", shape, _SHAPES)
-    if gain not in ("linear", "exponential"):
-        raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
-    if collapse == "last" and time_col is None:
-        raise ValueError("collapse='last' needs time_col, the name of the events' timestamp column")
-    cuts = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
-    if not cuts:
-        raise ValueError("k must be a cutoff or a non-empty list of cutoffs")
-    for cut in cuts:
-        if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int) or cut < 1):
-            raise ValueError(f"k must be positive whole numbers (or None), got {cut!r}")
+    cuts = _checked_report_options(k, ties, gain, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = con if con is not None else duckdb.connect()
@@ -191,35 +178,95 @@ def evaluate(
     mapping_params = [list(grades), list(grades.values())] if grades is not None else []
     if unknown == "ignore":
         _warn_dropped(con, logged, event_col, mapping_sql, mapping_params)
-    _warn_unmatched(con, ranked, logged, query_col, item_col, event_col, mapping_sql, mapping_params)
-    macro = "ndcg_report" if shape == "report" else "ndcg_summary"
-    sql = (
-        f"SELECT * FROM {macro}(?, ?, k := ?::BIGINT[], "
-        "slice_by := ?::VARCHAR[], query_col := ?, item_col := ?, position_col := ?, "
-        "score_col := ?::VARCHAR, ties := ?, gain := ?, empty_ideal := ?::DOUBLE, "
-        f"duplicates := ?, event_col := ?, mapping := {mapping_sql}, "
-        "collapse := ?, time_col := ?::VARCHAR, unknown := ?)"
+    _warn_unmatched(
+        con, ranked, logged, query_col, item_col, event_col, mapping_sql, mapping_params
     )
-    params: list[object] = [
-        ranked.name,
-        logged.name,
-        [None if cut is None else min(cut, _NO_CUT) for cut in cuts],
-        list(slice_by),
-        query_col,
-        item_col,
-        position_col,
-        score_col,
-        ties,
-        gain,
-        empty_ideal,
-        duplicates,
-        event_col,
-        *mapping_params,
-        collapse,
-        time_col,
-        unknown,
-    ]
-    return con.sql(sql, params=params)
+    macro = "ndcg_report" if shape == "report" else "ndcg_summary"
+    arguments, params = report_arguments(
+        {
+            "k": cuts,
+            "slice_by": list(slice_by),
+            "query_col": query_col,
+            "item_col": item_col,
+            "position_col": position_col,
+            "score_col": score_col,
+            "ties": ties,
+            "gain": gain,
+            "empty_ideal": empty_ideal,
+            "duplicates": duplicates,
+            "event_col": event_col,
+            "mapping": grades,
+            "collapse": collapse,
+            "time_col": time_col,
+            "unknown": unknown,
+        }
+    )
+    sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
+    return con.sql(sql, params=[ranked.name, logged.name, *params])
+
+
+def _checked_report_options(
+    k: int | Sequence[int | None] | None,
+    ties: str,
+    gain: str,
+    collapse: str,
+    time_col: str | None,
+    unknown: str,
+    duplicates: str,
+) -> list[int | None]:
+    """The report options every Python entry point shares, checked; returns the cutoffs."""
+    _choice("ties", ties, _TIES)
+    _choice("collapse", collapse, _COLLAPSE)
+    _choice("unknown", unknown, _UNKNOWN)
+    _choice("duplicates", duplicates, _DUPLICATES)
+    if gain not in ("linear", "exponential"):
+        raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
+    if collapse == "last" and time_col is None:
+        raise ValueError("collapse='last' needs time_col, the name of the events' timestamp column")
+    cuts = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
+    if not cuts:
+        raise ValueError("k must be a cutoff or a non-empty list of cutoffs")
+    for cut in cuts:
+        if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int) or cut < 1):
+            raise ValueError(f"k must be positive whole numbers (or None), got {cut!r}")
+    return [None if cut is None else min(cut, _NO_CUT) for cut in cuts]
+
+
+# SQL types of the macro parameters passed as typed placeholders (the rest bind as given)
+_CASTS = {
+    "k": "BIGINT[]",
+    "slice_by": "VARCHAR[]",
+    "score_col": "VARCHAR",
+    "time_col": "VARCHAR",
+    "empty_ideal": "DOUBLE",
+    "conf": "DOUBLE",
+    "alpha": "DOUBLE",
+    "resamples": "BIGINT",
+}
+
+
+def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
+    """Named macro arguments as ``name := ?`` placeholders, and their values in order.
+
+    ``mapping`` (event type to grade, or None) becomes ``map(?, ?)`` or NULL. Example:
+    ``report_arguments({"k": [5], "ties": "key"})`` gives ``("k := ?::BIGINT[], ties := ?",
+    [[5], "key"])``.
+    """
+    parts: list[str] = []
+    params: list[object] = []
+    for name, value in options.items():
+        if name == "mapping":
+            grades = value if isinstance(value, Mapping) else None
+            if grades is None:
+                parts.append("mapping := NULL")
+            else:
+                parts.append("mapping := map(?::VARCHAR[], ?::DOUBLE[])")
+                params += [list(grades), list(grades.values())]
+            continue
+        cast = _CASTS.get(name)
+        parts.append(f"{name} := ?" + (f"::{cast}" if cast else ""))
+        params.append(value)
+    return ", ".join(parts), params
 
 
 def _warn_dropped(
