@@ -205,16 +205,17 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         help="print the SQL of a macro, or with --dialect one statement for another engine",
         description="Without --dialect: the DuckDB macro's SQL. With --dialect: one statement "
         "computing the metric per query (NAME: ndcg, dcg, idcg, cg, precision_at_k, recall_at_k, "
-        "hit_rate, reciprocal_rank, average_precision; or ndcg_report for the event pipeline).",
+        "hit_rate, reciprocal_rank, average_precision; or events for the event pipeline: "
+        "events -> grades -> NDCG@k per query, with ndcg_report's k, gain and ties).",
     )
-    sq.add_argument("name", help="the macro or metric, e.g. ndcg or ndcg_report")
+    sq.add_argument("name", help="the macro or metric, e.g. ndcg; with --dialect also events")
     sq.add_argument("--dialect", help="e.g. postgres, spark, clickhouse, bigquery, snowflake")
     sq.add_argument(
         "--k", type=_cutoffs, help="cutoff(s), e.g. 10 or 5,10 (default: the whole ranking)"
     )
     sq.add_argument("--table", help="input table (query_id, item_id, rel, rnk); judged_run")
-    sq.add_argument("--rankings", help="ndcg_report: rankings table (default rankings)")
-    sq.add_argument("--events", help="ndcg_report: events table (default events)")
+    sq.add_argument("--rankings", help="events: rankings table (default rankings)")
+    sq.add_argument("--events", help="events: events table (default events)")
     sq.add_argument("--gain", choices=["linear", "exponential"], help="gain (default linear)")
     sq.add_argument("--ties", choices=["average", "key"], help="ties (default average)")
     sq.add_argument("--tie-key", help="column breaking ties for --ties key (e.g. item_id)")
@@ -519,7 +520,7 @@ def _script(args: argparse.Namespace) -> None:
 
 # The options of `sql` that apply with --dialect, per target: the event pipeline or a metric.
 _SQL_OPTIONS = {
-    "ndcg_report": ("k", "gain", "ties", "rankings", "events", "pretty"),
+    "events": ("k", "gain", "ties", "rankings", "events", "pretty"),
     "metric": ("k", "gain", "ties", "tie_key", "full_ideal", "table", "pretty"),
 }
 
@@ -538,7 +539,12 @@ def _sql(args: argparse.Namespace) -> None:
             )
         print(macro(args.name).sql.rstrip())
         return
-    target = "ndcg_report" if args.name == "ndcg_report" else "metric"
+    if args.name == "ndcg_report":  # the portable pipeline is not the macro: it lacks options
+        raise UsageError(
+            "ndcg_report: the portable SQL of the event pipeline is 'sql events --dialect ...' "
+            "(ndcg_report's k, gain and ties; not its slice_by, score_col or collapse rules)"
+        )
+    target = "events" if args.name == "events" else "metric"
     unused = [f"--{n.replace('_', '-')}" for n in given if n not in _SQL_OPTIONS[target]]
     if unused:
         raise UsageError(f"{', '.join(unused)}: not used by {args.name}")
@@ -549,7 +555,7 @@ def _sql(args: argparse.Namespace) -> None:
         )
     if args.k is not None:
         given["k"] = args.k[0] if len(args.k) == 1 else args.k
-    if target == "ndcg_report":
+    if target == "events":
         print(events_to_sql(args.dialect, **{"rankings": "rankings", "events": "events", **given}))
     else:
         print(to_sql(args.name, args.dialect, **{"table": "judged_run", **given}))

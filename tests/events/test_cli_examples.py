@@ -202,7 +202,10 @@ def test_sql_dialect_prints_the_portable_statement(tmp_path: Path) -> None:
         ).fetchall()
     assert got[0][0] == want[0][0] == "q"
     assert got[0][1:] == pytest.approx(want[0][1:], abs=1e-12)
-    report = _cli(
-        "sql", "ndcg_report", "--dialect", "postgres", "--rankings", "shown", cwd=tmp_path
-    )
+    report = _cli("sql", "events", "--dialect", "postgres", "--rankings", "shown", cwd=tmp_path)
     assert report.returncode == 0 and '"shown"' in report.stdout
+    # the portable pipeline is not printed under the macro's name: it lacks slice_by, score_col
+    # and the collapse rules, so `sql ndcg_report --dialect` says where it is and what it has
+    named = _cli("sql", "ndcg_report", "--dialect", "postgres", cwd=tmp_path)
+    assert named.returncode == 2 and "'sql events --dialect ...'" in named.stderr
+    assert "--score-col or collapse rules" in named.stderr

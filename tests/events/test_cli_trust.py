@@ -448,8 +448,8 @@ def test_sql_full_ideal_is_not_a_no_op(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 2 and "--full-ideal" in err and "--k" in err and len(err.splitlines()) == 1
     code, _, err = _main(capsys, "sql", "ndcg", "--full-ideal")
     assert code == 2 and "--full-ideal: only with --dialect" in err
-    code, _, err = _main(capsys, "sql", "ndcg_report", "--dialect", "duckdb", "--full-ideal")
-    assert code == 2 and "--full-ideal: not used by ndcg_report" in err
+    code, _, err = _main(capsys, "sql", "events", "--dialect", "duckdb", "--full-ideal")
+    assert code == 2 and "--full-ideal: not used by events" in err
 
 
 # -- 17: charts: a line per slice combination, escaped, titled; paths checked before the work -------
