@@ -107,8 +107,11 @@ ALL_METRICS = {
 @pytest.mark.parametrize("dialect", sorted(EXPECTED))
 def test_golden_string(dialect: str) -> None:
     sql = to_sql("dcg", dialect, table="runs", k=3, gain="exponential")
-    assert sql == EXPECTED[dialect]
-    assert sqlglot.parse_one(sql, read=dialect).sql(dialect) == sql
+    # sqlglot 30.30 prints Redshift's power as POW or POWER depending on which dialects were
+    # loaded before (both are Redshift functions, the same one): compare with one spelling
+    spelled = {"redshift": lambda text: text.replace("POW(", "POWER(")}.get(dialect, str)
+    assert spelled(sql) == spelled(EXPECTED[dialect])
+    assert spelled(sqlglot.parse_one(sql, read=dialect).sql(dialect)) == spelled(sql)
 
 
 def _tree(dialect: str) -> tuple[str, exp.Expression]:
