@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from duckdb_ndcg.compare import compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
-from duckdb_ndcg.portable import events_to_sql, to_sql
+from duckdb_ndcg.portable import compare_to_sql, events_to_sql, to_sql
 
 try:
     __version__ = version("duckdb_ndcg")
@@ -23,6 +23,7 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 __all__ = [
     "compare",
+    "compare_to_sql",
     "evaluate",
     "events_to_sql",
     "install",

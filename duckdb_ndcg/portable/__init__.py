@@ -3,8 +3,9 @@ built as a sqlglot expression tree and printed for the target dialect.
 
 Example::
 
-    from duckdb_ndcg.portable import to_sql
+    from duckdb_ndcg.portable import compare_to_sql, events_to_sql, to_sql
     print(to_sql("ndcg", "postgres", table="judged_run", k=[5, 10]))
+    print(compare_to_sql("spark", rankings_a="shown_a", rankings_b="shown_b", events="events"))
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from numbers import Real
 
+from duckdb_ndcg.portable._compare import compare_to_sql
 from duckdb_ndcg.portable._dialects import DIALECTS
 from duckdb_ndcg.portable._dialects import normalize as _normalize
 from duckdb_ndcg.portable._events import DEFAULT_EVENT_GRADES, events_to_sql
@@ -28,7 +30,15 @@ from duckdb_ndcg.portable._metrics import (
     validate,
 )
 
-__all__ = ["DEFAULT_EVENT_GRADES", "DIALECTS", "METRICS", "column_name", "events_to_sql", "to_sql"]
+__all__ = [
+    "DEFAULT_EVENT_GRADES",
+    "DIALECTS",
+    "METRICS",
+    "column_name",
+    "compare_to_sql",
+    "events_to_sql",
+    "to_sql",
+]
 
 
 def to_sql(

@@ -8,6 +8,16 @@ from numbers import Real
 from sqlglot import exp
 
 from duckdb_ndcg.portable import _dialects
+from duckdb_ndcg.portable._metrics import (
+    Builder,
+    Columns,
+    Options,
+    check_functions,
+    column_name,
+    cutoffs,
+    table_expression,
+    validate,
+)
 from duckdb_ndcg.portable._sql import (
     cast,
     col,
@@ -66,38 +76,148 @@ def _relevance(
     )
 
 
-def _judged(rankings: exp.Table, query_col: str, item_col: str, position_col: str) -> exp.Select:
-    """_judged_run: rankings UNION ALL relevance, collapsed per (query, item): rel from the events
-    (NULL = no event, unjudged), rnk = position (NULL = never shown: counts in the ideal only).
-    UNION ALL + GROUP BY instead of a FULL JOIN, which ClickHouse fills with defaults, not NULLs."""
+def _shown(
+    rankings: Sequence[tuple[str | None, exp.Table]],
+    query_col: str,
+    item_col: str,
+    position_col: str,
+    slice_by: Sequence[str],
+) -> exp.Select:
+    """_shown: the rankings' rows (UNION ALL of several rankers, each tagged `_arm`) as
+    (_arm, _s0.., _jq, _ji, _jpos); slice columns become _s0, _s1, ..."""
+    selects = []
+    for arm, table in rankings:
+        projections = [exp.alias_(string(arm), ident("_arm"))] if arm is not None else []
+        projections += [exp.alias_(col(s), ident(f"_s{i}")) for i, s in enumerate(slice_by)]
+        projections += [
+            exp.alias_(col(query_col), ident("_jq")),
+            exp.alias_(col(item_col), ident("_ji")),
+            exp.alias_(double(col(position_col)), ident("_jpos")),
+        ]
+        selects.append(exp.select(*projections).from_(table))
+    shown = selects[0]
+    for other in selects[1:]:
+        shown = exp.union(shown, other, distinct=False)
+    return shown
+
+
+def _judged(keys: Sequence[str]) -> exp.Select:
+    """_judged_run: per (keys, query, item) of `_shown`, rel from the events (NULL = no event,
+    unjudged) and rnk = position (NULL = never shown: counts in the ideal only). A query's graded
+    events join each of its rankings (ranker, slice), on the query alone. UNION ALL + GROUP BY
+    instead of a FULL JOIN, which ClickHouse fills with defaults, not NULLs."""
+    group = [*keys, "_jq"]
     shown = exp.select(
-        exp.alias_(col(query_col), ident("_jq")),
-        exp.alias_(col(item_col), ident("_ji")),
+        *(col(key) for key in group),
+        col("_ji"),
         exp.alias_(null_double(), ident("_jrel")),
-        exp.alias_(double(col(position_col)), ident("_jrnk")),
-    ).from_(rankings)
-    graded = exp.select(
-        exp.alias_(col("_eq"), ident("_jq")),
-        exp.alias_(col("_ei"), ident("_ji")),
-        exp.alias_(double(col("_eg")), ident("_jrel")),
-        exp.alias_(null_double(), ident("_jrnk")),
-    ).from_(exp.to_table(ident("_rel_ev")))
+        exp.alias_(col("_jpos"), ident("_jrnk")),
+    ).from_(exp.to_table(ident("_shown")))
+    rankings = (
+        exp.select(*(col(key) for key in group))
+        .distinct()
+        .from_(exp.to_table(ident("_shown")))
+        .subquery(ident("_r"))
+    )
+    graded = (
+        exp.select(
+            *(exp.column(ident(key), table=ident("_r")) for key in group),
+            exp.alias_(exp.column(ident("_ei"), table=ident("_e")), ident("_ji")),
+            exp.alias_(double(exp.column(ident("_eg"), table=ident("_e"))), ident("_jrel")),
+            exp.alias_(null_double(), ident("_jrnk")),
+        )
+        .from_(rankings)
+        .join(
+            exp.to_table(ident("_rel_ev")).as_(ident("_e")),
+            on=eq(
+                exp.column(ident("_eq"), table=ident("_e")),
+                exp.column(ident("_jq"), table=ident("_r")),
+            ),
+            join_type="inner",
+        )
+    )
     both = exp.union(shown, graded, distinct=False)
     return (
         exp.select(
-            col("_jq"),
+            *(col(key) for key in group),
             col("_ji"),
             exp.alias_(exp.Max(this=col("_jrel")), ident("_jr")),
             exp.alias_(exp.Min(this=col("_jrnk")), ident("_jp")),
         )
         .from_(both.subquery(ident("_u")))
-        .where(
-            exp.In(
-                this=col("_jq"), query=exp.select(col(query_col)).from_(rankings.copy()).subquery()
-            )
-        )
-        .group_by(col("_jq"), col("_ji"))
+        .group_by(*(col(key) for key in group), col("_ji"))
     )
+
+
+def slices(slice_by: Sequence[str], reserved: Sequence[str]) -> list[str]:
+    """The validated slice_by column names (ValueError naming the problem)."""
+    names = [slice_by] if isinstance(slice_by, str) else list(slice_by)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"slice_by must name columns of the rankings; got {slice_by!r}")
+        if name in reserved:
+            raise ValueError(
+                f"slice_by column {name!r} clashes with a column the statement uses or returns "
+                f"({', '.join(reserved)})"
+            )
+    if len(set(names)) < len(names):
+        raise ValueError(f"slice_by lists a column twice: {names!r}")
+    return names
+
+
+def grades_of(mapping: Mapping[str, Real] | None) -> Mapping[str, Real]:
+    """The event grades: `mapping`, validated, or DEFAULT_EVENT_GRADES."""
+    grades = DEFAULT_EVENT_GRADES if mapping is None else mapping
+    if not isinstance(grades, Mapping) or not grades:
+        raise ValueError(f"mapping must be a non-empty dict event type -> grade; got {mapping!r}")
+    for event_type, grade in grades.items():
+        if not isinstance(event_type, str):
+            # ValueError for every bad argument, as the rest of the API (STYLE.md).
+            raise ValueError(f"mapping keys must be event type strings; got {event_type!r}")  # noqa: TRY004
+        if isinstance(grade, bool) or not isinstance(grade, Real) or grade < 0:
+            raise ValueError(f"mapping grades must be numbers >= 0; got {event_type!r}: {grade!r}")
+        number(grade)
+    return grades
+
+
+def ndcg_options(gain: str | Mapping[Real, Real], ties: str, empty_ideal: Real | None) -> Options:
+    """The Options of the event pipeline's NDCG (ties 'key' breaks ties by item, descending)."""
+    opts = Options(
+        gain=gain,
+        ties=ties,
+        tie_key="_ji" if ties == "key" else None,
+        log_base=2,
+        empty_ideal=empty_ideal,
+        clamp_k=False,
+        full_ideal=False,
+        threshold=1,
+        negative="error",
+    )
+    validate(["ndcg"], opts)
+    return opts
+
+
+def event_ctes(
+    dialect: str,
+    rankings: Sequence[tuple[str | None, exp.Table]],
+    events: exp.Table,
+    grades: Mapping[str, Real],
+    slice_by: Sequence[str],
+    query_col: str,
+    item_col: str,
+    position_col: str,
+    event_col: str,
+) -> list[tuple[str, exp.Select]]:
+    """_rel_ev, _shown, _judged_run: the judged run of one or more rankers (keys `_arm` when
+    tagged, then the slices `_s0`..)."""
+    keys = (["_arm"] if rankings[0][0] is not None else []) + [
+        f"_s{i}" for i in range(len(slice_by))
+    ]
+    return [
+        ("_rel_ev", _relevance(dialect, events, grades, query_col, item_col, event_col)),
+        ("_shown", _shown(rankings, query_col, item_col, position_col, slice_by)),
+        ("_judged_run", _judged(keys)),
+    ]
 
 
 def events_to_sql(
@@ -106,6 +226,7 @@ def events_to_sql(
     rankings: str | Sequence[str],
     events: str | Sequence[str],
     k: int | None | Sequence[int | None] = 10,
+    slice_by: Sequence[str] = (),
     mapping: Mapping[str, Real] | None = None,
     gain: str | Mapping[Real, Real] = "linear",
     ties: str = "average",
@@ -120,57 +241,39 @@ def events_to_sql(
     (query, item, event type). Each event type has a grade (`mapping`, default
     DEFAULT_EVENT_GRADES: impression/view 0, click 1, add_to_cart/cart 2, purchase 3); a pair's
     relevance is its strongest event; events of items never shown count in the ideal only; an
-    unknown event type is an engine error. Columns: `query_id`, `ndcg` (or `ndcg_at_<k>` for a
-    sequence of cutoffs).
+    unknown event type is an engine error. `slice_by` (default none) names columns of `rankings`
+    (device, day): each (slice, query) is its own ranking, judged by the query's events, as in
+    ndcg_report; a NULL slice value is a slice of its own. Columns: `query_id`, the slice
+    columns, `ndcg` (or `ndcg_at_<k>` for a sequence of cutoffs).
 
     Example::
 
         events_to_sql("bigquery", rankings="shop.rankings", events="shop.events", k=10)
+        events_to_sql("postgres", rankings="shown", events="events", k=[5, 10],
+                      slice_by=["device"])
     """
-    from duckdb_ndcg.portable._metrics import (
-        Builder,
-        Columns,
-        Options,
-        check_functions,
-        cutoffs,
-        table_expression,
-        validate,
-    )
-
     name = _dialects.normalize(dialect)
-    grades = DEFAULT_EVENT_GRADES if mapping is None else mapping
-    if not isinstance(grades, Mapping) or not grades:
-        raise ValueError(f"mapping must be a non-empty dict event type -> grade; got {mapping!r}")
-    for event_type, grade in grades.items():
-        if not isinstance(event_type, str):
-            # ValueError for every bad argument, as the rest of the API (STYLE.md).
-            raise ValueError(f"mapping keys must be event type strings; got {event_type!r}")  # noqa: TRY004
-        if isinstance(grade, bool) or not isinstance(grade, Real) or grade < 0:
-            raise ValueError(f"mapping grades must be numbers >= 0; got {event_type!r}: {grade!r}")
-        number(grade)
+    grades = grades_of(mapping)
     ks = cutoffs(k)
-    opts = Options(
-        gain=gain,
-        ties=ties,
-        tie_key="_ji" if ties == "key" else None,
-        log_base=2,
-        empty_ideal=empty_ideal,
-        clamp_k=False,
-        full_ideal=False,
-        threshold=1,
-        negative="error",
-    )
-    validate(["ndcg"], opts)
-    before = [
-        (
-            "_rel_ev",
-            _relevance(name, table_expression(events), grades, query_col, item_col, event_col),
-        ),
-        ("_judged_run", _judged(table_expression(rankings), query_col, item_col, position_col)),
-    ]
+    opts = ndcg_options(gain, ties, empty_ideal)
     labels = isinstance(k, Sequence)
+    outputs = ["query_id"] + ([column_name("ndcg", c) for c in ks] if labels else ["ndcg"])
+    names = slices(slice_by, [query_col, item_col, position_col, *outputs])
+    before = event_ctes(
+        name,
+        [(None, table_expression(rankings))],
+        table_expression(events),
+        grades,
+        names,
+        query_col,
+        item_col,
+        position_col,
+        event_col,
+    )
+    keys = tuple(f"_s{i}" for i in range(len(names)))
+    columns = Columns("_jq", "_ji", "_jr", "_jp", keys=keys, key_names=tuple(names))
     query = Builder(name, ["ndcg"], ks, opts).build(
-        exp.to_table(ident("_judged_run")), Columns("_jq", "_ji", "_jr", "_jp"), before, labels
+        exp.to_table(ident("_judged_run")), columns, before, labels
     )
     check_functions(query, name)
     return query.sql(dialect=name, pretty=pretty)

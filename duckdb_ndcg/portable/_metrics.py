@@ -58,10 +58,15 @@ class Options:
 
 @dataclass(frozen=True)
 class Columns:
+    """The input's columns; `keys` are further columns that, with the query, identify one
+    ranking (ranker, slice), carried under their own names into the result."""
+
     query: str
     item: str
     rel: str
     rnk: str
+    keys: tuple[str, ...] = ()
+    key_names: tuple[str, ...] = ()  # the keys' names in the result (default: the same)
 
 
 def metric_names(metric: str | Sequence[str]) -> list[str]:
@@ -157,6 +162,7 @@ class Builder:
         self.opts = opts
         self.gains = bool(set(metrics) & set(GAIN_METRICS))
         self.family = bool(set(metrics) & set(FAMILY_METRICS))
+        self.keys: tuple[str, ...] = ()  # set by build: the ranking's key columns besides _q
 
     # -- per-row expressions ---------------------------------------------------------------
     def _raise(
@@ -238,6 +244,7 @@ class Builder:
             )
         projections = [
             exp.alias_(col(columns.query), ident("_q")),
+            *(exp.alias_(col(key), ident(key)) for key in columns.keys),
             exp.alias_(col(columns.rel), ident("_rel")),
             exp.alias_(col(columns.rnk), ident("_rnk")),
             exp.alias_(returned, ident("_ret")),
@@ -302,22 +309,23 @@ class Builder:
     def positions(self) -> exp.Select:
         """_pos: position among returned rows, tie-group start, ideal position, rows returned."""
         rank_order = [("_rnk", False)] + ([("_tk", True)] if self.opts.ties == "key" else [])
+        q = ["_q", *self.keys]
         projections = [
-            exp.alias_(self._window(exp.RowNumber(), ["_q", "_ret"], rank_order), ident("_p")),
-            exp.alias_(self._window(exp.Rank(), ["_q", "_ret"], [("_rnk", False)]), ident("_grp")),
-            exp.alias_(self._window(exp.Count(this=col("_rnk")), ["_q"]), ident("_n")),
+            exp.alias_(self._window(exp.RowNumber(), [*q, "_ret"], rank_order), ident("_p")),
+            exp.alias_(self._window(exp.Rank(), [*q, "_ret"], [("_rnk", False)]), ident("_grp")),
+            exp.alias_(self._window(exp.Count(this=col("_rnk")), q), ident("_n")),
         ]
         if self.gains:
             projections.append(
                 exp.alias_(
-                    self._window(exp.RowNumber(), ["_q", "_jud"], [("_g", True)]), ident("_ip")
+                    self._window(exp.RowNumber(), [*q, "_jud"], [("_g", True)]), ident("_ip")
                 )
             )
         return exp.select("*", *projections).from_(exp.to_table(ident("_src")))
 
     def ties(self) -> exp.Select:
         """_tie: the mean gain/relevance of each tie group, its size, the running relevant count."""
-        group = ["_q", "_ret", "_grp"]
+        group = ["_q", *self.keys, "_ret", "_grp"]
         projections = [exp.alias_(self._window(exp.Count(this=exp.Star()), group), ident("_gn"))]
         if self.gains:
             projections.append(
@@ -330,7 +338,10 @@ class Builder:
             projections.append(
                 exp.alias_(
                     self._window(
-                        exp.Sum(this=col("_h")), ["_q", "_ret"], [("_p", False)], running=True
+                        exp.Sum(this=col("_h")),
+                        ["_q", *self.keys, "_ret"],
+                        [("_p", False)],
+                        running=True,
                     ),
                     ident("_j"),
                 )
@@ -436,25 +447,42 @@ class Builder:
             )
         return self._tie_guard(metric, k, coalesce(value, double(0)))
 
-    def build(
+    def parts(
         self,
         table: exp.Expression,
         columns: Columns,
-        before: list[tuple[str, exp.Select]] = (),
+        before: Sequence[tuple[str, exp.Select]] = (),
         labels: bool = False,
-    ) -> exp.Select:
+    ) -> tuple[list[tuple[str, exp.Select]], exp.Select]:
+        """The CTEs (name, body) and the final per-ranking SELECT (query_id, the key columns,
+        one column per metric and cutoff), for callers that add CTEs of their own."""
+        self.keys = columns.keys
         outputs = [exp.alias_(col("_q"), ident("query_id"))]
+        outputs += [
+            exp.alias_(col(key), ident(name))
+            for key, name in zip(columns.keys, columns.key_names or columns.keys, strict=True)
+        ]
         for metric in self.metrics:
             for k in self.ks:
                 name = column_name(metric, k) if labels else metric
                 outputs.append(exp.alias_(self.metric(metric, k), ident(name)))
-        query = exp.select(*outputs).from_(exp.to_table(ident("_tie"))).group_by(col("_q"))
         ctes = [
             *before,
             ("_src", self.source(table, columns)),
             ("_pos", self.positions()),
             ("_tie", self.ties()),
         ]
+        final = exp.select(*outputs).from_(exp.to_table(ident("_tie")))
+        return ctes, final.group_by(col("_q"), *(col(key) for key in columns.keys))
+
+    def build(
+        self,
+        table: exp.Expression,
+        columns: Columns,
+        before: Sequence[tuple[str, exp.Select]] = (),
+        labels: bool = False,
+    ) -> exp.Select:
+        ctes, query = self.parts(table, columns, before, labels)
         for name, body in ctes:
             query = query.with_(ident(name), as_=body)
         return query

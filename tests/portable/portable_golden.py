@@ -106,3 +106,63 @@ TABLES["bad_events"] = (
     [("query_id", "TEXT"), ("item_id", "TEXT"), ("event_type", "TEXT")],
     BAD_EVENTS,
 )
+
+
+# Two rankers for compare_to_sql: cmp_a / cmp_b (query_id, item_id, position, device) judged by
+# cmp_events. Slices: 'mobile' and 'desktop' (30 and 50 random queries, B a little better; some
+# queries shown by one ranker only, which the query set 'both' leaves out: 24 and 40 pairs, on
+# both sides of df = 30, where the p-value's formula changes), 'solo' (one query:
+# no interval), 'same' (B = A: every difference 0, p = 1), 'const' (every difference the same
+# non-zero value, 1 - 1/log2(3): sd_diff 0, p = 0).
+def _compare_tables() -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    import random
+
+    draw = random.Random(20240610)
+    shown_a: list[tuple[Any, ...]] = []
+    shown_b: list[tuple[Any, ...]] = []
+    events: list[tuple[Any, ...]] = []
+    kinds = ["impression", "view", "click", "cart", "purchase"]
+    for device, size in (("mobile", 30), ("desktop", 50)):
+        for n in range(size):
+            query = f"{device[0]}{n:02d}"
+            items = [f"i{j}" for j in range(8)]
+            good = draw.sample(items, 3)
+            for item in good:
+                events.append((query, item, draw.choice(kinds[2:])))
+            events.append((query, draw.choice(items), draw.choice(kinds[:2])))
+            order_a = draw.sample(items, len(items))
+            order_b = sorted(items, key=lambda i: draw.random() - (0.35 if i in good else 0))
+            if n % 10 != 7:  # q?07, q?17, q?27: shown by B only
+                shown_a += [(query, i, p + 1, device) for p, i in enumerate(order_a)]
+            if n % 10 != 3:  # shown by A only
+                shown_b += [(query, i, p + 1, device) for p, i in enumerate(order_b)]
+    shown_a += [("s0", "x", 1, "solo"), ("s0", "y", 2, "solo")]
+    shown_b += [("s0", "y", 1, "solo"), ("s0", "x", 2, "solo")]
+    events += [("s0", "y", "click")]
+    for n in range(5):
+        query = f"e{n}"
+        rows = [(query, f"i{j}", j + 1, "same") for j in range(4)]
+        shown_a += rows
+        shown_b += rows
+        events.append((query, f"i{n % 4}", "purchase"))
+    for n in range(4):
+        query = f"c{n}"
+        shown_a += [(query, "miss", 1, "const"), (query, "hit", 2, "const")]
+        shown_b += [(query, "hit", 1, "const"), (query, "miss", 2, "const")]
+        events.append((query, "hit", "purchase"))
+    return shown_a, shown_b, events
+
+
+CMP_A, CMP_B, CMP_EVENTS = _compare_tables()
+_CMP_COLUMNS = [
+    ("query_id", "TEXT"),
+    ("item_id", "TEXT"),
+    ("position", "BIGINT"),
+    ("device", "TEXT"),
+]
+TABLES["cmp_a"] = (_CMP_COLUMNS, CMP_A)
+TABLES["cmp_b"] = (_CMP_COLUMNS, CMP_B)
+TABLES["cmp_events"] = (
+    [("query_id", "TEXT"), ("item_id", "TEXT"), ("event_type", "TEXT")],
+    CMP_EVENTS,
+)
