@@ -14,7 +14,10 @@
 --         (1 + a + u (c - 1) / (n - 1)) / q, and u is uniform over 0..n-1: the group adds
 --         c / n * sum_{q = s .. min(s + n - 1, k)} (1 + a + (q - s) (c - 1) / (n - 1)) / q.
 --         With denominator 'retrieved' the count divided by is random when a tie group straddles
---         k holding relevant and other rows: an error for now (pass ties := 'key').
+--         k holding relevant and other rows: the result is then E[sum / retrieved] (an order that
+--         retrieves no relevant row counting 0.0, as without ties), summed over the hypergeometric
+--         number of the group's relevant rows before the cut, each with the expected sum given
+--         it: O(k) more work (_ndcg_expected_ap_retrieved).
 --         'key': equal rnk broken by tie_key descending (trec_eval).
 -- Example: SELECT avg(ap) AS map FROM (SELECT average_precision(rel, rnk) AS ap FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -29,21 +32,22 @@ list_transform(
                                            lambda p: p IS NOT NULL),
                                lambda p, j: j / p)),
                            hits: list_count(list_filter(h, lambda hit: hit = 1))::DOUBLE,
-                           mixed: false})[1]
+                           retrieved: NULL::DOUBLE})[1]
         ELSE
             list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
                 lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m),
                            hits: _ndcg_expected_hits(r.groups, r.m),
-                           mixed: coalesce(list_bool_or(list_transform(r.groups, lambda g:
-                               g.c > 0 AND g.c < g.n AND g.s + g.n - 1 > r.m)), false)})[1]
+                           -- the count divided by is random when the group straddling the cut
+                           -- holds relevant and other rows
+                           retrieved: CASE WHEN denominator = 'retrieved'
+                                            AND coalesce(list_bool_or(list_transform(r.groups,
+                                                lambda g: g.c > 0 AND g.c < g.n
+                                                          AND g.s + g.n - 1 > r.m)), false)
+                                      THEN _ndcg_expected_ap_retrieved(r.groups, r.m) END})[1]
     END],
     lambda a: _ndcg_empty(
-        CASE WHEN denominator = 'retrieved' AND a.mixed THEN
-                 error('duckdb_ndcg: average_precision with denominator := ''retrieved'' depends '
-                       || 'on the order of a tie group straddling k; pass ties := ''key'', '
-                       || 'tie_key := <item column>')
-             ELSE coalesce(a.sum / nullif(_ndcg_denominator(
+        coalesce(a.retrieved,
+                 coalesce(a.sum / nullif(_ndcg_denominator(
                      denominator, ['relevant', 'min_k', 'retrieved'],
-                     sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k), a.hits), 0), 0.0)
-        END,
+                     sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k), a.hits), 0), 0.0)),
         sum(_ndcg_relevant(rel, threshold)), empty_ideal))[1];

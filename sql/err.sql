@@ -5,10 +5,18 @@
 -- ERR = sum over positions q of (1 / q) R_q prod_{i < q} (1 - R_i). Not normalised (gdeval's
 -- err@k, ir_measures ERR@k, which fix max_grade = 4, the TREC Web track's scale). Unjudged rows
 -- and grade 0 stop no one; a grade above max_grade or below 0 is an error.
---   ties  'key': equal rnk broken by tie_key descending (trec_eval's order). 'average': exact when
---         no tie group within the cut holds a row of non-zero grade with another row (then the
---         order of tied rows changes nothing); otherwise an error for now: ERR's expectation over
---         tied orders has no closed form here yet (pass ties := 'key').
+--   ties  'average': the exact expected value over every order of tied rows (each tie group in a
+--         uniformly random order, a group straddling k included). Where no tie group before the
+--         cut holds a row of non-zero grade with another row, the order changes nothing and the
+--         value is the plain sum, computed as for 'key'. Otherwise ERR = sum_q (S_{q-1} - S_q) / q,
+--         S_q the product of 1 - R over the first q rows, and the expected S at a tie group's
+--         slot j is the product over the groups before it times the mean product over a random
+--         j-subset of the group (elementary symmetric polynomials, a recurrence over its rows of
+--         non-zero grade that starts from its grade-0 rows at once): O(c w) per tie group with c
+--         such rows and w positions up to k, so long groups of grade 0 cost no more than their
+--         length, but one tie group of n rows mostly of non-zero grade read to full depth costs
+--         O(n^2) (10,000 such rows: about 1 s) (_ndcg_expected_err).
+--         'key': equal rnk broken by tie_key descending (trec_eval's order).
 -- Example: SELECT avg(e) FROM (SELECT err(rel, rnk, 20) AS e FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO err(rel, rnk, k := NULL, max_grade := 4, ties := 'average',
                             tie_key := NULL) AS
@@ -24,25 +32,36 @@ CASE
                                   ELSE min(TRY_CAST(rel AS DOUBLE)) END::VARCHAR)
     WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL
          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+        -- [x] with lambda r binds the aggregates outside the lambda bodies, as in dcg
         list_transform(
             [{grades: _ndcg_top_grades(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE),
                                        _ndcg_read_depth(k), ties, tie_key),
               m: least(_ndcg_checked_k(k), count(rnk)),
-              mixed: CASE WHEN ties = 'average' THEN
-                         list_transform([_ndcg_relevant_groups(
-                                 CASE WHEN rel > 0 THEN 1 ELSE 0 END, rnk, k, 1, ties, tie_key)],
-                             lambda r: coalesce(list_bool_or(list_transform(r.groups,
-                                 lambda g: g.c > 0 AND g.n > 1)), false))[1]
-                     ELSE false END}],
+              -- the tie groups' side, for ties 'average' only (a constant CASE drops it for 'key'):
+              -- the rank keys as dcg reads them and the rows of non-zero grade
+              keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
+              stops: CASE WHEN ties = 'average' THEN
+                         list({r: TRY_CAST(rnk AS DOUBLE),
+                               t: 1.0 - (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0)
+                                        / pow(2.0, max_grade)})
+                             FILTER (WHERE rnk IS NOT NULL AND TRY_CAST(rel AS DOUBLE) > 0)
+                     END,
+              all_keys: CASE WHEN ties = 'average' THEN
+                            _ndcg_tie_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties)
+                        END}],
             lambda r: CASE
-                WHEN r.mixed THEN
-                    error('duckdb_ndcg: err depends on the order of tied rows of non-zero grade; '
-                          || 'pass ties := ''key'', tie_key := <item column>')
-                ELSE coalesce(list_reduce(
-                    list_transform(_ndcg_head(r.grades, r.m), lambda g, q: {
-                        p: 1.0 - (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade),
-                        s: (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade) / q}),
-                    lambda acc, x: {p: acc.p * x.p, s: acc.s + acc.p * x.s},
-                    {p: 1.0::DOUBLE, s: 0.0::DOUBLE}).s, 0.0)
+                WHEN ties = 'key' THEN _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
+                ELSE list_transform(
+                    [_ndcg_tie_groups(
+                        r.keys, list_transform(r.stops, lambda x: x.r), r.m,
+                        len(list_filter(coalesce(r.all_keys, r.keys), lambda x: x = r.keys[r.m])))],
+                    lambda groups: CASE
+                        -- a tie group before the cut holding a row that may stop the user and
+                        -- another row: the expectation over its orders
+                        WHEN coalesce(list_bool_or(list_transform(groups,
+                                                                  lambda g: g.c > 0 AND g.n > 1)),
+                                      false) THEN _ndcg_expected_err(groups, r.stops, r.m)
+                        ELSE _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
+                    END)[1]
             END)[1]
 END;
