@@ -955,6 +955,20 @@ CREATE OR REPLACE MACRO _ndcg_empty(value, relevant, empty_ideal) AS
 CASE WHEN coalesce(relevant, 0) = 0 THEN empty_ideal::DOUBLE ELSE value END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_err_in_order(grades, max_grade): ERR of grades in ranked order (unjudged as -1, read as
+-- 0): sum over positions q of (1 / q) R_q prod_{i < q} (1 - R_i), R = (2^grade - 1) / 2^max_grade,
+-- one running product (internal; err's value where the order of the rows is known: ties 'key',
+-- or no tie group before the cut whose order matters). The start value is a constant, which
+-- DuckDB 1.4/1.5's list_reduce keeps per row (checked against the formula on both).
+CREATE OR REPLACE MACRO _ndcg_err_in_order(grades, max_grade) AS
+coalesce(list_reduce(
+    list_transform(grades, lambda g, q: {
+        p: 1.0 - (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade),
+        s: (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade) / q}),
+    lambda acc, x: {p: acc.p * x.p, s: acc.s + acc.p * x.s},
+    {p: 1.0::DOUBLE, s: 0.0::DOUBLE}).s, 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_expected_ap_sum(groups, m): the expected sum of precision@p over the positions p <= m of
 -- the relevant rows when every tie group is in a uniformly random order: average precision before
 -- its division (internal); groups from _ndcg_tie_groups with c = relevant rows, a = relevant rows
@@ -969,6 +983,89 @@ coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.c > 0), lambda 
     g.c::DOUBLE / g.n * list_sum(list_transform(range(g.s, least(g.s + g.n - 1, m) + 1), lambda q:
         (1.0 + g.a + CASE WHEN g.n > 1 THEN (q - g.s) * (g.c - 1.0) / (g.n - 1) ELSE 0.0 END)
         / q)))), 0.0::DOUBLE){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_expected_ap_retrieved(groups, m): the expected average precision with denominator
+-- 'retrieved' (the sum of precision@p over the relevant rows among the first m positions, divided
+-- by their number; 0 for an order that retrieves none) when every tie group is in a uniformly
+-- random order and the last group (start s, n rows, c relevant, a relevant before it) straddles m
+-- (internal; groups from _ndcg_tie_groups with c = relevant rows). The count divided by is
+-- a + X, X the group's relevant rows among its w = m - s + 1 slots before the cut,
+-- hypergeometric: P(X = x) = C(c, x) C(n - c, w - x) / C(n, w). The earlier groups' expected sum
+-- S0 (_ndcg_expected_ap_sum) does not depend on X; given X = x the x relevant rows take a
+-- uniformly random x-subset of the w slots, so (as in _ndcg_expected_ap_sum) the group adds
+--   x / w * sum_{u < w} (1 + a + u (x - 1) / (w - 1)) / (s + u)
+-- and the result is sum_x P(X = x) (S0 + that) / (a + x). P(x) is a running product of the
+-- ratios P(x) / P(x - 1) from the least possible x, rescaled by 2^-500 (exact) whenever it grows
+-- past 2^500, and the sum divided by the sum of the weights: nothing overflows, and the terms too
+-- small to matter are all that can underflow. One list_reduce over min(c, w) + 1 terms at most
+-- (the start value leads the list: DuckDB 1.4/1.5's list_reduce mixes rows up with a third one).
+CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m) AS
+list_transform(
+    [{g: groups[-1], s0: _ndcg_expected_ap_sum(list_slice(groups, 1, len(groups) - 1), m)}],
+    lambda v: list_transform([{s: v.g.s, n: v.g.n, c: v.g.c, a: v.g.a, w: m - v.g.s + 1, s0: v.s0,
+                 -- sum_u 1 / (s + u) and sum_u u / (s + u) over the group's slots before the cut
+                 sa: list_sum(list_transform(range(m - v.g.s + 1), lambda u: 1.0 / (v.g.s + u))),
+                 sb: list_sum(list_transform(range(m - v.g.s + 1), lambda u: u / (v.g.s + u)))}],
+    lambda g: list_transform([list_reduce(list_concat(
+        [{q: 1.0::DOUBLE, f: 0.0::DOUBLE, d: 0.0::DOUBLE}],
+        list_transform(range(greatest(0, g.w - (g.n - g.c)), least(g.c, g.w) + 1), lambda x: {
+            -- P(x) / P(x - 1), and 1 for the first term
+            q: CASE WHEN x = greatest(0, g.w - (g.n - g.c)) THEN 1.0
+                    ELSE (g.c - x + 1.0) * (g.w - x + 1) / (x * (g.n - g.c - g.w + x)) END::DOUBLE,
+            -- the expected sum of precision given x, divided by the a + x rows retrieved
+            f: CASE WHEN g.a + x = 0 THEN 0.0
+                    ELSE (g.s0 + x / g.w * ((1.0 + g.a) * g.sa
+                                            + CASE WHEN g.w > 1 THEN (x - 1.0) / (g.w - 1) * g.sb
+                                                   ELSE 0.0 END))
+                         / (g.a + x) END::DOUBLE,
+            d: 0.0::DOUBLE})),
+        lambda acc, e: list_transform([acc.q * e.q], lambda q: CASE
+            WHEN q > pow(2.0, 500) THEN {q: q * pow(2.0, -500),
+                                         f: (acc.f + q * e.f) * pow(2.0, -500),
+                                         d: (acc.d + q) * pow(2.0, -500)}
+            ELSE {q: q, f: acc.f + q * e.f, d: acc.d + q} END)[1])],
+        lambda t: t.f / t.d)[1])[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_expected_err(groups, stops, m): expected reciprocal rank over the first m positions when
+-- every tie group is in a uniformly random order (internal); groups from _ndcg_tie_groups with
+-- c = the rows of non-zero stop probability, stops those rows as {r: rank key, t: 1 - R} (any
+-- order; every other row has t = 1). ERR = sum_q (S_{q-1} - S_q) / q with S_q the product of t
+-- over the first q positions. Groups before a tie group lie wholly before it, so the expected
+-- S at its slot j (0-based) is the product P of t over the earlier groups times the mean product
+-- of t over a uniformly random j-subset of the group, e_j(t) / C(n, j) (elementary symmetric
+-- polynomial): the group adds P sum_{j < w} (ebar_j - ebar_{j+1}) / (s + j), w = its slots up to
+-- m, and P takes the product of its t. ebar_0..ebar_w come from a recurrence over the group's
+-- rows that starts from its n - c rows of t = 1 (ebar_j = 1 for j <= n - c) and adds one stop
+-- row at a time (r rows so far): ebar_j <- ((r + 1 - j) ebar_j + j t ebar_{j-1}) / (r + 1), a
+-- convex combination, so no binomial overflows. O(w) to start a group and O(w) per stop row:
+-- its rows of grade 0 cost nothing each, groups without a stop row are skipped, and a group of
+-- c stop rows and w slots before the cut costs O((c + 1) w).
+-- Each group's recurrence is a list_reduce over its own stop rows (read from the stop rows sorted
+-- by key, where group j holds rows a + 1 .. a + c), run for all groups at once; a second, scalar
+-- list_reduce over the groups carries P and the sum. Start values lead the lists (DuckDB
+-- 1.4/1.5's list_reduce mixes rows up with a third argument).
+CREATE OR REPLACE MACRO _ndcg_expected_err(groups, stops, m) AS
+list_transform([{gs: list_filter(groups, lambda g: g.c > 0), ts: list_sort(stops)}], lambda v:
+coalesce(list_reduce(list_concat(
+    [{p: 1.0::DOUBLE, x: 0.0::DOUBLE}],
+    list_transform(v.gs, lambda g: list_transform(
+        -- ebar_0 .. ebar_w of the group: its n - c rows of t = 1, then each stop row
+        [list_reduce(list_concat(
+            [{r: (g.n - g.c)::BIGINT,
+              e: list_transform(range(least(g.n, m - g.s + 1) + 1),
+                                lambda j: CASE WHEN j <= g.n - g.c THEN 1.0 ELSE 0.0 END::DOUBLE)}],
+            list_transform(range(g.c), lambda i: {r: 0::BIGINT, e: [v.ts[g.a + 1 + i].t::DOUBLE]})),
+            lambda acc, x: {r: acc.r + 1, e: list_transform(acc.e, lambda e, j: CASE
+                WHEN j = 1 THEN e
+                WHEN j - 1 > acc.r + 1 THEN 0.0
+                ELSE ((acc.r + 2 - j) * e + (j - 1) * x.e[1] * acc.e[j - 1]) / (acc.r + 1)
+            END)}).e],
+        -- {p: product of t over the group (when wholly before the cut), x: its term / P}
+        lambda e: {p: e[-1], x: coalesce(list_sum(list_transform(range(len(e) - 1),
+                                    lambda j: (e[j + 1] - e[j + 2]) / (g.s + j))), 0.0)})[1])),
+    lambda acc, y: {p: acc.p * y.p, x: acc.x + acc.p * y.x}).x, 0.0::DOUBLE))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_expected_hit(groups, m): the probability that a relevant row is among the first m
@@ -1578,7 +1675,10 @@ ORDER BY ALL{% endraw %}{%- endset -%}
 --         (1 + a + u (c - 1) / (n - 1)) / q, and u is uniform over 0..n-1: the group adds
 --         c / n * sum_{q = s .. min(s + n - 1, k)} (1 + a + (q - s) (c - 1) / (n - 1)) / q.
 --         With denominator 'retrieved' the count divided by is random when a tie group straddles
---         k holding relevant and other rows: an error for now (pass ties := 'key').
+--         k holding relevant and other rows: the result is then E[sum / retrieved] (an order that
+--         retrieves no relevant row counting 0.0, as without ties), summed over the hypergeometric
+--         number of the group's relevant rows before the cut, each with the expected sum given
+--         it: O(k) more work (_ndcg_expected_ap_retrieved).
 --         'key': equal rnk broken by tie_key descending (trec_eval).
 -- Example: SELECT avg(ap) AS map FROM (SELECT average_precision(rel, rnk) AS ap FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -1593,23 +1693,24 @@ list_transform(
                                            lambda p: p IS NOT NULL),
                                lambda p, j: j / p)),
                            hits: list_count(list_filter(h, lambda hit: hit = 1))::DOUBLE,
-                           mixed: false})[1]
+                           retrieved: NULL::DOUBLE})[1]
         ELSE
             list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
                 lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m),
                            hits: _ndcg_expected_hits(r.groups, r.m),
-                           mixed: coalesce(list_bool_or(list_transform(r.groups, lambda g:
-                               g.c > 0 AND g.c < g.n AND g.s + g.n - 1 > r.m)), false)})[1]
+                           -- the count divided by is random when the group straddling the cut
+                           -- holds relevant and other rows
+                           retrieved: CASE WHEN denominator = 'retrieved'
+                                            AND coalesce(list_bool_or(list_transform(r.groups,
+                                                lambda g: g.c > 0 AND g.c < g.n
+                                                          AND g.s + g.n - 1 > r.m)), false)
+                                      THEN _ndcg_expected_ap_retrieved(r.groups, r.m) END})[1]
     END],
     lambda a: _ndcg_empty(
-        CASE WHEN denominator = 'retrieved' AND a.mixed THEN
-                 error('duckdb_ndcg: average_precision with denominator := ''retrieved'' depends '
-                       || 'on the order of a tie group straddling k; pass ties := ''key'', '
-                       || 'tie_key := <item column>')
-             ELSE coalesce(a.sum / nullif(_ndcg_denominator(
+        coalesce(a.retrieved,
+                 coalesce(a.sum / nullif(_ndcg_denominator(
                      denominator, ['relevant', 'min_k', 'retrieved'],
-                     sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k), a.hits), 0), 0.0)
-        END,
+                     sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k), a.hits), 0), 0.0)),
         sum(_ndcg_relevant(rel, threshold)), empty_ideal))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2034,10 +2135,18 @@ END{% endraw %}{%- endset -%}
 -- ERR = sum over positions q of (1 / q) R_q prod_{i < q} (1 - R_i). Not normalised (gdeval's
 -- err@k, ir_measures ERR@k, which fix max_grade = 4, the TREC Web track's scale). Unjudged rows
 -- and grade 0 stop no one; a grade above max_grade or below 0 is an error.
---   ties  'key': equal rnk broken by tie_key descending (trec_eval's order). 'average': exact when
---         no tie group within the cut holds a row of non-zero grade with another row (then the
---         order of tied rows changes nothing); otherwise an error for now: ERR's expectation over
---         tied orders has no closed form here yet (pass ties := 'key').
+--   ties  'average': the exact expected value over every order of tied rows (each tie group in a
+--         uniformly random order, a group straddling k included). Where no tie group before the
+--         cut holds a row of non-zero grade with another row, the order changes nothing and the
+--         value is the plain sum, computed as for 'key'. Otherwise ERR = sum_q (S_{q-1} - S_q) / q,
+--         S_q the product of 1 - R over the first q rows, and the expected S at a tie group's
+--         slot j is the product over the groups before it times the mean product over a random
+--         j-subset of the group (elementary symmetric polynomials, a recurrence over its rows of
+--         non-zero grade that starts from its grade-0 rows at once): O(c w) per tie group with c
+--         such rows and w positions up to k, so long groups of grade 0 cost no more than their
+--         length, but one tie group of n rows mostly of non-zero grade read to full depth costs
+--         O(n^2) (10,000 such rows: about 1 s) (_ndcg_expected_err).
+--         'key': equal rnk broken by tie_key descending (trec_eval's order).
 -- Example: SELECT avg(e) FROM (SELECT err(rel, rnk, 20) AS e FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO err(rel, rnk, k := NULL, max_grade := 4, ties := 'average',
                             tie_key := NULL) AS
@@ -2053,26 +2162,37 @@ CASE
                                   ELSE min(TRY_CAST(rel AS DOUBLE)) END::VARCHAR)
     WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL
          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+        -- [x] with lambda r binds the aggregates outside the lambda bodies, as in dcg
         list_transform(
             [{grades: _ndcg_top_grades(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE),
                                        _ndcg_read_depth(k), ties, tie_key),
               m: least(_ndcg_checked_k(k), count(rnk)),
-              mixed: CASE WHEN ties = 'average' THEN
-                         list_transform([_ndcg_relevant_groups(
-                                 CASE WHEN rel > 0 THEN 1 ELSE 0 END, rnk, k, 1, ties, tie_key)],
-                             lambda r: coalesce(list_bool_or(list_transform(r.groups,
-                                 lambda g: g.c > 0 AND g.n > 1)), false))[1]
-                     ELSE false END}],
+              -- the tie groups' side, for ties 'average' only (a constant CASE drops it for 'key'):
+              -- the rank keys as dcg reads them and the rows of non-zero grade
+              keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
+              stops: CASE WHEN ties = 'average' THEN
+                         list({r: TRY_CAST(rnk AS DOUBLE),
+                               t: 1.0 - (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0)
+                                        / pow(2.0, max_grade)})
+                             FILTER (WHERE rnk IS NOT NULL AND TRY_CAST(rel AS DOUBLE) > 0)
+                     END,
+              all_keys: CASE WHEN ties = 'average' THEN
+                            _ndcg_tie_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties)
+                        END}],
             lambda r: CASE
-                WHEN r.mixed THEN
-                    error('duckdb_ndcg: err depends on the order of tied rows of non-zero grade; '
-                          || 'pass ties := ''key'', tie_key := <item column>')
-                ELSE coalesce(list_reduce(
-                    list_transform(_ndcg_head(r.grades, r.m), lambda g, q: {
-                        p: 1.0 - (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade),
-                        s: (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade) / q}),
-                    lambda acc, x: {p: acc.p * x.p, s: acc.s + acc.p * x.s},
-                    {p: 1.0::DOUBLE, s: 0.0::DOUBLE}).s, 0.0)
+                WHEN ties = 'key' THEN _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
+                ELSE list_transform(
+                    [_ndcg_tie_groups(
+                        r.keys, list_transform(r.stops, lambda x: x.r), r.m,
+                        len(list_filter(coalesce(r.all_keys, r.keys), lambda x: x = r.keys[r.m])))],
+                    lambda groups: CASE
+                        -- a tie group before the cut holding a row that may stop the user and
+                        -- another row: the expectation over its orders
+                        WHEN coalesce(list_bool_or(list_transform(groups,
+                                                                  lambda g: g.c > 0 AND g.n > 1)),
+                                      false) THEN _ndcg_expected_err(groups, r.stops, r.m)
+                        ELSE _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
+                    END)[1]
             END)[1]
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
