@@ -20,27 +20,56 @@ _LEFT, _TOP, _BOTTOM = 72, 62, 62
 _CHAR = 7.6  # mean width of a 14px Helvetica character, to size the legend
 _MAX_SERIES = 12  # more lines than this cannot be told apart
 
-Series = Mapping[str, Sequence[tuple[int, float]]]
+# A series' points: (k, mean) or (k, mean, ci_low, ci_high), the interval None where there is
+# none (fewer than 2 queries).
+Point = tuple[int, float] | tuple[int, float, float | None, float | None]
+Series = Mapping[str, Sequence[Point]]
 
 
 def curve_series(
-    relation: duckdb.DuckDBPyRelation, label_col: str | Sequence[str] | None = None
-) -> dict[str, list[tuple[int, float]]]:
+    relation: duckdb.DuckDBPyRelation,
+    label_col: str | Sequence[str] | None = None,
+    conf: float = 0.95,
+) -> dict[str, list[Point]]:
     """Mean NDCG per k from an ``ndcg_report`` relation, one series per value of ``label_col``
     (a column or several), for :func:`svg`; series are labelled ``device=mobile, day=2024-01-01``.
+    Each point is (k, mean, ci_low, ci_high): the ``conf`` t-interval of the mean over the
+    queries, as ndcg_summary's (None below 2 queries). The relation's connection needs the
+    macros (``duckdb_ndcg.register``), which ``ndcg_report`` needs anyway.
     """
+    if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 < conf < 1:
+        raise ValueError(f"conf must be a number between 0 and 1 (exclusive); got {conf!r}")
     columns = [label_col] if isinstance(label_col, str) else list(label_col or ())
     for column in columns:
         if column not in relation.columns:
             raise ValueError(f"label_col {column!r} is not a column of the report")
     keys = ", ".join([*map(_identifier, columns), "k"])
-    rows = relation.aggregate(f"{keys}, avg(ndcg) AS mean_ndcg", "ALL").order(keys).fetchall()
-    series: dict[str, list[tuple[int, float]]] = {}
-    for *values, k, mean in rows:
+    half = f"_ndcg_mean_ci_half(stddev_samp(ndcg), count(ndcg), {float(conf)!r})"
+    rows = (
+        relation.aggregate(f"{keys}, avg(ndcg) AS mean_ndcg, {half} AS half", "ALL")
+        .order(keys)
+        .fetchall()
+    )
+    series: dict[str, list[Point]] = {}
+    for *values, k, mean, half_width in rows:
         name = ", ".join(f"{c}={_text(v)}" for c, v in zip(columns, values, strict=True))
         if k is not None and mean is not None:
-            series.setdefault(name or "all queries", []).append((int(k), float(mean)))
+            low = None if half_width is None else float(mean) - float(half_width)
+            high = None if half_width is None else float(mean) + float(half_width)
+            series.setdefault(name or "all queries", []).append((int(k), float(mean), low, high))
     return series
+
+
+def _interval(point: Point) -> tuple[float, float] | None:
+    """A point's (ci_low, ci_high), or None when it has none."""
+    if len(point) == 4 and point[2] is not None and point[3] is not None:
+        return float(point[2]), float(point[3])
+    return None
+
+
+def interval_label(conf: float) -> str:
+    """How the chart names the band: ``95 % t-interval`` for conf 0.95."""
+    return f"{conf * 100:.10g} % t-interval"
 
 
 def _identifier(name: str) -> str:
@@ -85,10 +114,17 @@ def _marker(shape: str, cx: float, cy: float, color: str, tip: str = "") -> str:
     return f'<polygon points="{points}" {style}>{title}</polygon>'
 
 
-def svg(series: Series, title: str = "NDCG@k") -> str:
+def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95) -> str:
     """An SVG line chart: x = cutoff k, y = mean NDCG@k, one line (color, dash, marker) per series.
 
-    The y axis spans the data with a margin; when it does not start at 0 the chart says so.
+    A point (k, mean, ci_low, ci_high) with an interval gets a shaded band in the series' color
+    (class ``ci-band``), named ``95 % t-interval`` (``conf``) in the legend and the tooltips;
+    points without one (None: fewer than 2 queries) get none. The y axis spans the data and the
+    bands (within [0, 1]) with a margin; when it does not start at 0 the chart says so.
+
+    Example::
+
+        svg({"ranker A": [(1, 0.41, 0.38, 0.44), (2, 0.45, 0.42, 0.48)]}, "NDCG@k")
     """
     if not series or not any(series.values()):
         raise ValueError("series must hold at least one (k, ndcg) point")
@@ -97,11 +133,18 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
             f"a chart of {len(series)} lines (one per slice) cannot be read; "
             f"chart at most {_MAX_SERIES} slices"
         )
-    values = [v for points in series.values() for _, v in points]
+    values = [p[1] for points in series.values() for p in points]
     if not all(0 <= v <= 1 for v in values):  # also rejects NaN
         raise ValueError("series values must be mean NDCG values in [0, 1]")
-    max_k = max(k for points in series.values() for k, _ in points)
-    bottom, top, step = _y_range(values)
+    intervals = [(p[1], _interval(p)) for points in series.values() for p in points]
+    for mean, bounds in intervals:
+        if bounds is not None and not bounds[0] <= mean <= bounds[1]:  # also rejects NaN
+            raise ValueError(f"interval {bounds} does not hold its mean {mean}")
+    band_values = [min(max(b, 0.0), 1.0) for _, bounds in intervals if bounds for b in bounds]
+    banded = bool(band_values)
+    label = interval_label(conf)
+    max_k = max(p[0] for points in series.values() for p in points)
+    bottom, top, step = _y_range(values + band_values)
     legend_w = 70 + _CHAR * max(len(name) for name in series)
     width = _W + max(0, round(legend_w) - 170)
     plot_w, plot_h = _W - _LEFT - 170, _H - _TOP - _BOTTOM
@@ -160,18 +203,52 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
         f'<text transform="translate(20 {_TOP + plot_h / 2}) rotate(-90)" '
         'text-anchor="middle">mean NDCG@k</text>'
     )
+
+    def clamp(v: float) -> float:
+        return y(min(max(v, bottom), top))
+
+    # bands first, under every line: one polygon per run of consecutive points with an interval
+    # (upper bounds left to right, lower bounds back), a vertical bar for a run of one point
+    for i, (name, points) in enumerate(series.items()):
+        color = _COLORS[i % len(_COLORS)]
+        runs: list[list[tuple[int, float, float]]] = [[]]
+        for point in sorted(points, key=lambda p: p[0]):
+            bounds = _interval(point)
+            if bounds is None:
+                runs.append([])
+            else:
+                runs[-1].append((point[0], *bounds))
+        tip = f"<title>{escape(name)}: {label} of the mean</title>"
+        for run in (r for r in runs if r):
+            if len(run) == 1:
+                k, low, high = run[0]
+                out.append(
+                    f'<line class="ci-band" x1="{x(k):.1f}" x2="{x(k):.1f}" '
+                    f'y1="{clamp(high):.1f}" y2="{clamp(low):.1f}" stroke="{color}" '
+                    f'stroke-opacity="0.35" stroke-width="8">{tip}</line>'
+                )
+                continue
+            edge = [(k, high) for k, _, high in run] + [(k, low) for k, low, _ in reversed(run)]
+            corners = " ".join(f"{x(k):.1f},{clamp(v):.1f}" for k, v in edge)
+            out.append(
+                f'<polygon class="ci-band" points="{corners}" fill="{color}" '
+                f'fill-opacity="0.15" stroke="none">{tip}</polygon>'
+            )
     for i, (name, points) in enumerate(series.items()):
         color = _COLORS[i % len(_COLORS)]
         dash = _DASHES[i % len(_DASHES)]
         shape = _MARKERS[i % len(_MARKERS)]
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
-        ordered = sorted(points)
-        path = " ".join(f"{x(k):.1f},{y(v):.1f}" for k, v in ordered)
+        ordered = sorted(points, key=lambda p: p[0])
+        path = " ".join(f"{x(p[0]):.1f},{y(p[1]):.1f}" for p in ordered)
         out.append(
             f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2.5"{dashed}/>'
         )
-        for k, v in ordered:
-            out.append(_marker(shape, x(k), y(v), color, f"{name}: NDCG@{k} = {v:.4f}"))
+        for point in ordered:
+            k, v = point[0], point[1]
+            bounds = _interval(point)
+            extra = f" [{bounds[0]:.4f}, {bounds[1]:.4f}] ({label})" if bounds else ""
+            out.append(_marker(shape, x(k), y(v), color, f"{name}: NDCG@{k} = {v:.4f}{extra}"))
         lx, ly = _LEFT + plot_w + 18, _TOP + 12 + 26 * i
         out.append(
             f'<line x1="{lx}" x2="{lx + 36}" y1="{ly}" y2="{ly}" stroke="{color}" '
@@ -179,6 +256,13 @@ def svg(series: Series, title: str = "NDCG@k") -> str:
         )
         out.append(_marker(shape, lx + 18, ly, color))
         out.append(f'<text x="{lx + 44}" y="{ly + 5}">{escape(name)}</text>')
+    if banded:
+        lx, ly = _LEFT + plot_w + 18, _TOP + 12 + 26 * len(series)
+        out.append(
+            f'<rect class="ci-legend" x="{lx}" y="{ly - 7}" width="36" height="14" fill="#777" '
+            'fill-opacity="0.25"/>'
+        )
+        out.append(f'<text x="{lx + 44}" y="{ly + 5}">shaded: {label}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -193,23 +277,28 @@ def check_path(path: str | Path) -> Path:
     return page
 
 
-def write(path: str | Path, series: Series, title: str = "NDCG@k") -> list[Path]:
+def write(
+    path: str | Path, series: Series, title: str = "NDCG@k", conf: float = 0.95
+) -> list[Path]:
     """Write the chart as an HTML page (``.html``) and the bare ``.svg`` beside it; returns both.
 
-    Each file is written whole to a temporary file beside it, then renamed into place.
+    Each file is written whole to a temporary file beside it, then renamed into place. Points
+    (k, mean, ci_low, ci_high) draw their ``conf`` t-interval as a band (see :func:`svg`).
 
     Example::
 
-        duckdb_ndcg.chart.write("ndcg.html", {"ranker A": [(1, 0.41), (2, 0.45)]})
+        duckdb_ndcg.chart.write("ndcg.html", {"ranker A": [(1, 0.41, 0.38, 0.44), (2, 0.45)]})
     """
     page = check_path(path)
-    picture = svg(series, title)
+    picture = svg(series, title, conf)
+    banded = any(_interval(p) for points in series.values() for p in points)
+    note = f" The shaded band is the {interval_label(conf)} of the mean." if banded else ""
     _write_text(
         page,
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<title>{escape(title)}</title></head>\n<body style="margin:24px">\n{picture}\n'
         '<p style="font-family:sans-serif;color:#555">Mean NDCG@k over queries; hover a point '
-        "for its value. Made by duckdb-ndcg.</p>\n</body></html>\n",
+        f"for its value.{escape(note)} Made by duckdb-ndcg.</p>\n</body></html>\n",
     )
     bare = page.with_suffix(".svg")
     _write_text(bare, picture + "\n")

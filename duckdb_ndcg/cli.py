@@ -624,13 +624,13 @@ def _demo(args: argparse.Namespace) -> None:
         )
     )
     curve = con.sql(
-        "SELECT ranker, k, mean_ndcg FROM ndcg_summary('demo_rankings', 'demo_events', "
-        "k := range(1, ? + 1), slice_by := ['ranker'])",
+        "SELECT ranker, k, mean_ndcg, ci_low, ci_high FROM ndcg_summary('demo_rankings', "
+        "'demo_events', k := range(1, ? + 1), slice_by := ['ranker'])",
         params=[k],
     ).fetchall()
-    series: dict[str, list[tuple[int, float]]] = {}
-    for ranker, cut, value in curve:
-        series.setdefault(f"ranker {ranker}", []).append((int(cut), float(value)))
+    series: dict[str, list[chart.Point]] = {}
+    for ranker, cut, value, low, high in curve:  # the band: ndcg_summary's 95 % t-interval
+        series.setdefault(f"ranker {ranker}", []).append((int(cut), float(value), low, high))
     title = f"Mean NDCG@k, k = 1..{k}, of rankers A and B (demo log)"
     written, bare = chart.write(page, series, title)
     print()

@@ -1,0 +1,137 @@
+"""Confidence bands in the NDCG@k chart: where they are drawn, their coordinates, their label,
+and that curve_series' intervals are ndcg_summary's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import duckdb_ndcg
+from duckdb_ndcg import chart, cli
+
+# Two points with intervals. By hand: values and bands span 0.4 .. 0.7, plus 15 % margin ->
+# 0.355 .. 0.745, in steps of 0.05 -> axis 0.35 .. 0.75 over 336 px from y = 62, so
+# y(v) = 62 + (0.75 - v) / 0.4 * 336; k = 1 and 2 sit at x = 72 and 72 + 518.
+KNOWN = {"ranker A": [(1, 0.5, 0.4, 0.6), (2, 0.6, 0.5, 0.7)]}
+KNOWN_BAND = "72.0,188.0 590.0,104.0 590.0,272.0 72.0,356.0"
+
+
+def _bands(picture: str) -> list[str]:
+    return re.findall(r'<polygon class="ci-band" points="([^"]+)"', picture)
+
+
+def test_band_coordinates_for_a_known_case() -> None:
+    picture = chart.svg(KNOWN, "t")
+    assert _bands(picture) == [KNOWN_BAND]
+    assert "<title>ranker A: 95 % t-interval of the mean</title>" in picture
+    assert ">shaded: 95 % t-interval</text>" in picture
+    assert "ranker A: NDCG@2 = 0.6000 [0.5000, 0.7000] (95 % t-interval)" in picture
+    # the band lies under the line: drawn before it
+    assert picture.index('class="ci-band"') < picture.index("<polyline")
+
+
+def test_no_band_where_there_is_no_interval() -> None:
+    one_query = {"ranker A": [(1, 0.5, None, None), (2, 0.6, None, None)], "B": [(1, 0.4)]}
+    picture = chart.svg(one_query, "t")
+    assert "ci-band" not in picture and "t-interval" not in picture
+    assert picture.count("<polyline") == 2
+
+
+def test_band_only_for_the_series_that_have_one() -> None:
+    mixed = {**KNOWN, "ranker B": [(1, 0.45, None, None), (2, 0.55, None, None)]}
+    picture = chart.svg(mixed, "t")
+    assert len(_bands(picture)) == 1 and "ranker B: 95" not in picture
+
+
+def test_single_point_interval_is_a_bar_and_the_label_follows_conf() -> None:
+    picture = chart.svg({"A": [(1, 0.5, 0.4, 0.6)]}, "t", conf=0.9)
+    assert re.search(r'<line class="ci-band" x1="72.0" x2="72.0" y1="[\d.]+" y2="[\d.]+"', picture)
+    assert "90 % t-interval" in picture and "95 %" not in picture
+
+
+def test_bands_are_checked() -> None:
+    with pytest.raises(ValueError, match="does not hold its mean"):
+        chart.svg({"A": [(1, 0.5, 0.6, 0.7)]})
+    with pytest.raises(ValueError, match="does not hold its mean"):
+        chart.svg({"A": [(1, 0.5, float("nan"), 0.7)]})
+
+
+def test_bands_outside_0_1_are_clipped_to_the_axis() -> None:
+    picture = chart.svg({"A": [(1, 0.05, -0.2, 0.3), (2, 0.1, -0.1, 0.3)]}, "t")
+    (band,) = _bands(picture)
+    bottom_y = 62 + 336  # the axis starts at 0: its bottom edge
+    assert max(float(p.split(",")[1]) for p in band.split()) == pytest.approx(bottom_y)
+
+
+@pytest.fixture
+def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    with duckdb.connect() as connection:
+        duckdb_ndcg.register(connection)
+        connection.execute(
+            "CREATE TABLE shown AS SELECT * FROM (VALUES "
+            "('q1', 'a', 1, 'mobile'), ('q1', 'b', 2, 'mobile'), ('q2', 'a', 1, 'mobile'), "
+            "('q2', 'b', 2, 'mobile'), ('q3', 'a', 1, 'mobile'), ('q3', 'b', 2, 'mobile'), "
+            "('q4', 'a', 1, 'desktop'), ('q4', 'b', 2, 'desktop')) "
+            "AS t(query_id, item_id, position, device)"
+        )
+        connection.execute(
+            "CREATE TABLE events AS SELECT * FROM (VALUES ('q1', 'a', 'click'), "
+            "('q2', 'b', 'purchase'), ('q3', 'b', 'click'), ('q3', 'a', 'cart'), "
+            "('q4', 'b', 'click')) AS t(query_id, item_id, event_type)"
+        )
+        yield connection
+
+
+def test_curve_series_intervals_are_ndcg_summarys(con: duckdb.DuckDBPyConnection) -> None:
+    report = con.sql(
+        "SELECT * FROM ndcg_report('shown', 'events', k := [1, 2], slice_by := ['device'])"
+    )
+    series = chart.curve_series(report, "device")
+    summary = con.execute(
+        "SELECT device, k, mean_ndcg, ci_low, ci_high FROM ndcg_summary('shown', 'events', "
+        "k := [1, 2], slice_by := ['device'])"
+    ).fetchall()
+    assert len(summary) == 4
+    for device, k, mean, low, high in summary:
+        point = next(p for p in series[f"device={device}"] if p[0] == k)
+        assert point[1] == pytest.approx(mean, abs=1e-12)
+        if device == "desktop":  # one query: no interval
+            assert low is None and point[2:] == (None, None)
+        else:
+            assert 0 < high - low and point[2:] == (
+                pytest.approx(low, abs=1e-12),
+                pytest.approx(high, abs=1e-12),
+            )
+
+
+def test_cli_chart_draws_bands(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("shown", "events"):
+        con.execute(f"COPY {name} TO '{tmp_path / name}.csv' (HEADER)")
+    page = tmp_path / "c.html"
+    args = ["--slice-by", "device", "--k", "2", "--chart", str(page)]
+    code = cli.main(["evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"), *args])
+    assert code == 0, capsys.readouterr().err
+    text = page.read_text()
+    # mobile has 3 queries: a band; desktop has 1: none
+    assert len(_bands(text)) == 1 and "device=mobile: 95 % t-interval of the mean" in text
+    assert "device=desktop: 95" not in text
+    assert "The shaded band is the 95 % t-interval of the mean." in text
+
+
+def test_demo_chart_draws_a_band_per_ranker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["demo", "--queries", "60", "--k", "4", "--chart", "d.html"]) == 0
+    text = (tmp_path / "d.html").read_text()
+    assert len(_bands(text)) == 2  # ndcg_summary's interval, one band per ranker
+    for ranker in ("A", "B"):
+        assert f"ranker {ranker}: 95 % t-interval of the mean" in text
+    assert (tmp_path / "d.svg").read_text().count('class="ci-band"') == 2
+    capsys.readouterr()
