@@ -8,6 +8,8 @@ from pathlib import Path
 
 import duckdb
 
+from duckdb_ndcg.conventions import CORRECTION, QUERY_SET, TEST
+from duckdb_ndcg.conventions import MISSING as _MISSING
 from duckdb_ndcg.evaluate import (
     _checked_report_options,
     _choice,
@@ -18,10 +20,10 @@ from duckdb_ndcg.evaluate import (
 )
 from duckdb_ndcg.macros import register
 
-TESTS = ("t", "wilcoxon", "sign", "randomization")
-CORRECTIONS = ("holm", "bh", "bonferroni", "none")
-QUERY_SETS = ("both", "either", "a", "b")
-MISSING = ("zero", "error")
+TESTS = TEST.choices
+CORRECTIONS = CORRECTION.choices
+QUERY_SETS = QUERY_SET.choices
+MISSING = _MISSING.choices
 _TEST_NAMES = {
     "t": "",
     "wilcoxon": "Wilcoxon, ",

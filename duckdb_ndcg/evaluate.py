@@ -11,13 +11,14 @@ from pathlib import Path
 
 import duckdb
 
+from duckdb_ndcg.conventions import COLLAPSE, DUPLICATES, GAIN, TIES, UNKNOWN
 from duckdb_ndcg.macros import register
 
 _FILE_SUFFIXES = (".parquet", ".csv", ".tsv")
-_TIES = ("average", "key")
-_COLLAPSE = ("max", "sum", "last")
-_UNKNOWN = ("error", "ignore")
-_DUPLICATES = ("error", "allow")
+_TIES = TIES.choices
+_COLLAPSE = COLLAPSE.choices
+_UNKNOWN = UNKNOWN.choices
+_DUPLICATES = DUPLICATES.choices
 _SHAPES = ("report", "summary")
 _NO_CUT = 2**62  # a cutoff beyond any ranking; the SQL keeps larger ones as this too
 _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
@@ -219,7 +220,7 @@ def _checked_report_options(
     _choice("collapse", collapse, _COLLAPSE)
     _choice("unknown", unknown, _UNKNOWN)
     _choice("duplicates", duplicates, _DUPLICATES)
-    if gain not in ("linear", "exponential"):
+    if gain not in GAIN.choices:
         raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
     if collapse == "last" and time_col is None:
         raise ValueError("collapse='last' needs time_col, the name of the events' timestamp column")

@@ -1,0 +1,236 @@
+"""Every public macro's parameters, declared once: name, default, allowed values, error wording.
+
+This table is the reference the rest of the package is checked against
+(``tests/core/test_conventions_table.py``): the ``.sql`` signatures and their header comments, the
+errors the macros raise for a bad enumerated value, the defaults of ``evaluate``, ``compare`` and
+the portable ``to_sql`` family, the CLI's choices and the README. It holds data only; the layers
+keep their own code, and a test fails when one of them and this table disagree.
+
+Example::
+
+    from duckdb_ndcg.conventions import MACROS
+    ties = MACROS["ndcg"].param("ties")
+    ties.default                  # "'average'" (SQL text, as in the signature)
+    ties.choices                  # ('average', 'key')
+    ties.error("'first'")         # "ties must be 'average' or 'key', got 'first'"
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: ``default`` is SQL text as the signature writes it (None: positional,
+    required); ``choices`` the allowed values of an enumerated option, in the order errors list
+    them; ``also`` a further, non-enumerated alternative the error names; ``many``: the value is a
+    list of choices."""
+
+    name: str
+    default: str | None = None
+    choices: tuple[str, ...] = ()
+    also: str = ""
+    many: bool = False
+
+    def error(self, got: str) -> str:
+        """The canonical error for a bad value, ``got`` as the SQL prints it (``'x'``, NULL)."""
+        if self.many:
+            return f"{self.name} must name some of {', '.join(self.choices)}, got {got}"
+        alternatives = [f"'{c}'" for c in self.choices] + ([self.also] if self.also else [])
+        listed = ", ".join(alternatives[:-1]) + " or " + alternatives[-1]
+        return f"{self.name} must be {listed}, got {got}"
+
+
+@dataclass(frozen=True)
+class Macro:
+    """One public macro: its parameters in signature order, and its kind (README grouping)."""
+
+    name: str
+    kind: str  # aggregate, measure, list, scalar, table, report, stats, stats_table
+    params: tuple[Param, ...]
+
+    def param(self, name: str) -> Param:
+        return next(p for p in self.params if p.name == name)
+
+
+def required(*names: str) -> tuple[Param, ...]:
+    return tuple(Param(n) for n in names)
+
+
+def default(name: str, sql: str) -> Param:
+    return Param(name, sql)
+
+
+# --- the options of the metrics (aggregates, list forms, measures) ---
+K = default("k", "NULL")
+TIES = Param("ties", "'average'", ("average", "key"))
+TIE_KEY = default("tie_key", "NULL")
+ORDER = (TIES, TIE_KEY)
+GAIN = Param("gain", "'linear'", ("linear", "exponential"), also="a MAP from grade to gain")
+LOG_BASE = default("log_base", "2")
+NEGATIVE = Param("negative", "'error'", ("error", "zero"))
+EMPTY_IDEAL = default("empty_ideal", "0.0")
+CLAMP_K = default("clamp_k", "false")
+FULL_IDEAL = default("full_ideal", "false")
+THRESHOLD = default("threshold", "1")
+P = default("p", "0.8")
+RECALL_DENOMINATOR = Param("denominator", "'relevant'", ("relevant", "min_k"))
+AP_DENOMINATOR = Param("denominator", "'relevant'", ("relevant", "min_k", "retrieved"))
+NDCG_OPTIONS = (GAIN, TIES, TIE_KEY, LOG_BASE, EMPTY_IDEAL, CLAMP_K, FULL_IDEAL, NEGATIVE)
+FAMILY = (K, THRESHOLD, *ORDER)  # precision_at_k and the mean_* family measures
+
+# --- the report family: ndcg_report's options, shared by every report macro ---
+QUERY_COL = default("query_col", "'query_id'")
+ITEM_COL = default("item_col", "'item_id'")
+K_REPORT = default("k", "10")
+SLICE_BY = default("slice_by", "[]::VARCHAR[]")
+DUPLICATES = Param("duplicates", "'error'", ("error", "allow"))
+COLLAPSE = Param("collapse", "'max'", ("max", "sum", "last"))
+UNKNOWN = Param("unknown", "'error'", ("error", "ignore"))
+EVENT_OPTIONS = (  # event_relevance's: events -> grades
+    default("event_col", "'event_type'"),
+    default("mapping", "NULL"),
+    COLLAPSE,
+    default("time_col", "NULL"),
+    UNKNOWN,
+)
+REPORT_OPTIONS = (
+    QUERY_COL,
+    ITEM_COL,
+    default("position_col", "'position'"),
+    default("score_col", "NULL"),
+    TIES,
+    GAIN,
+    LOG_BASE,
+    EMPTY_IDEAL,
+    DUPLICATES,
+    *EVENT_OPTIONS,
+)
+CONF = default("conf", "0.95")
+ALPHA = default("alpha", "0.05")
+TEST = Param("test", "'t'", ("t", "wilcoxon", "sign", "randomization"))
+CORRECTION = Param("correction", "'holm'", ("holm", "bonferroni", "bh", "none"))
+QUERY_SET = Param("query_set", "'both'", ("both", "either", "a", "b"))
+MISSING = Param("missing", "'zero'", ("zero", "error"))
+PAIRING = (QUERY_SET, MISSING)  # compare_rankers' choice of queries
+RESAMPLING = (default("resamples", "10000"), default("seed", "42"))
+
+# One macro a line or two, as a table reads (ruff format would give each parameter its own line).
+# fmt: off
+_TABLE = (
+    # aggregates: one row per (query, item), GROUP BY the query
+    Macro("ndcg", "aggregate", (*required("rel", "rnk"), K, *NDCG_OPTIONS)),
+    Macro("dcg", "aggregate", (*required("rel", "rnk"), K, GAIN, *ORDER, LOG_BASE, NEGATIVE)),
+    Macro("idcg", "aggregate", (*required("rel"), K, GAIN, LOG_BASE, NEGATIVE)),
+    Macro("cg", "aggregate", (*required("rel", "rnk"), K, GAIN, *ORDER, NEGATIVE)),
+    Macro("precision_at_k", "aggregate", (*required("rel", "rnk"), *FAMILY)),
+    Macro("recall_at_k", "aggregate",
+          (*required("rel", "rnk"), *FAMILY, RECALL_DENOMINATOR, EMPTY_IDEAL)),
+    Macro("hit_rate", "aggregate", (*required("rel", "rnk"), *FAMILY, EMPTY_IDEAL)),
+    Macro("reciprocal_rank", "aggregate", (*required("rel", "rnk"), *FAMILY, EMPTY_IDEAL)),
+    Macro("average_precision", "aggregate",
+          (*required("rel", "rnk"), *FAMILY, AP_DENOMINATOR, EMPTY_IDEAL)),
+    Macro("r_precision", "aggregate", (*required("rel", "rnk"), THRESHOLD, *ORDER, EMPTY_IDEAL)),
+    Macro("f1_at_k", "aggregate", (*required("rel", "rnk"), *FAMILY, EMPTY_IDEAL)),
+    Macro("bpref", "aggregate", (*required("rel", "rnk"), THRESHOLD, *ORDER, EMPTY_IDEAL)),
+    Macro("judged_at_k", "aggregate", (*required("rel", "rnk"), K, *ORDER)),
+    Macro("rbp", "aggregate", (*required("rel", "rnk"), P, *FAMILY)),
+    Macro("rbp_residual", "aggregate", (*required("rel", "rnk"), P, K, *ORDER)),
+    Macro("err", "aggregate", (*required("rel", "rnk"), K, default("max_grade", "4"), *ORDER)),
+    # BI-safe measures: the mean over the group's queries of the metric per query_id
+    Macro("mean_ndcg", "measure",
+          (*required("query_id", "rel", "rnk"), default("k", "10"), *NDCG_OPTIONS)),
+    *(Macro(f"mean_{m}", "measure", (*required("query_id", "rel", "rnk"), *FAMILY))
+      for m in ("precision_at_k", "recall_at_k", "hit_rate", "reciprocal_rank",
+                "average_precision")),
+    # list forms: a ranked list of grades; one item's term
+    Macro("list_ndcg", "list", (*required("rels"), K, default("ideal", "NULL"), GAIN, LOG_BASE,
+                                EMPTY_IDEAL, CLAMP_K, FULL_IDEAL, NEGATIVE)),
+    Macro("list_dcg", "list", (*required("rels"), K, GAIN, LOG_BASE, NEGATIVE)),
+    Macro("list_idcg", "list", (*required("rels"), K, GAIN, LOG_BASE, NEGATIVE)),
+    Macro("list_cg", "list", (*required("rels"), K, GAIN, NEGATIVE)),
+    Macro("discounted_gain", "scalar", (*required("rel", "rnk"), GAIN, LOG_BASE, NEGATIVE)),
+    # table macros over a judged run or TREC files
+    Macro("ndcg_curve", "table", (*required("tbl"), default("max_k", "10"), GAIN, LOG_BASE,
+                                  QUERY_COL, default("rel_col", "'rel'"),
+                                  default("rnk_col", "'rnk'"))),
+    Macro("read_qrels", "table", required("path")),
+    Macro("read_trec_run", "table", required("path")),
+    Macro("run_report", "table", (
+        *required("tbl"), default("k", "[5, 10]"),
+        Param("metrics", "['ndcg']",
+              ("ndcg", "dcg", "idcg", "cg", "precision_at_k", "recall_at_k"), many=True),
+        QUERY_COL, ITEM_COL, default("rel_col", "'rel'"), default("rnk_col", "'rnk'"), TIES,
+        GAIN, LOG_BASE, EMPTY_IDEAL, FULL_IDEAL, THRESHOLD)),
+    # the report family (event logs)
+    Macro("event_relevance", "report", (*required("events"), QUERY_COL, ITEM_COL,
+                                        *EVENT_OPTIONS)),
+    Macro("event_match", "report", (*required("rankings", "events"), QUERY_COL, ITEM_COL,
+                                    *EVENT_OPTIONS[:2], default("sample", "10000"))),
+    Macro("ndcg_report", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
+                                    *REPORT_OPTIONS)),
+    Macro("ndcg_summary", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
+                                     *REPORT_OPTIONS, CONF)),
+    Macro("compare_rankers", "report", (*required("rankings_a", "rankings_b", "events"),
+                                        K_REPORT, SLICE_BY, *PAIRING, *REPORT_OPTIONS)),
+    Macro("compare_summary", "report", (*required("rankings_a", "rankings_b", "events"),
+                                        K_REPORT, SLICE_BY, TEST, CONF, CORRECTION, ALPHA,
+                                        *PAIRING, default("eps", "0.0"), *RESAMPLING,
+                                        *REPORT_OPTIONS)),
+    Macro("ab_summary", "report", (*required("rankings", "events", "arm_col"), K_REPORT,
+                                   default("baseline", "NULL"), SLICE_BY, CONF, CORRECTION,
+                                   ALPHA, *REPORT_OPTIONS)),
+    # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
+    Macro("paired_ttest", "stats", (*required("b", "a"), CONF)),
+    Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF)),
+    Macro("wilcoxon_test", "stats", required("b", "a")),
+    Macro("sign_test", "stats", required("b", "a")),
+    Macro("randomization_test", "stats", (*required("b", "a"), *RESAMPLING)),
+    Macro("bootstrap_ci", "stats", (*required("b", "a"), CONF, default("resamples", "2000"),
+                                    default("seed", "42"))),
+    Macro("win_tie_loss", "stats", (*required("b", "a"), default("eps", "0.0"))),
+    Macro("p_adjust", "stats_table", (
+        *required("tbl"), default("p_col", "'p_value'"),
+        Param("method", "'holm'", ("holm", "bonferroni", "bh")), default("by", "[]::VARCHAR[]"),
+        default("alpha", "0.05"))),
+)
+# fmt: on
+MACROS: dict[str, Macro] = {m.name: m for m in _TABLE}
+
+# --- the Python API: each function and the macros whose parameters it passes on ---
+AGGREGATES = tuple(m.name for m in _TABLE if m.kind == "aggregate")
+PYTHON_API = {
+    "evaluate": ("ndcg_report", "ndcg_summary"),
+    "compare": ("compare_summary",),
+    "to_sql": AGGREGATES,  # the portable SQL of every aggregate
+    "events_to_sql": ("ndcg_report",),
+    "compare_to_sql": ("compare_summary",),
+}
+
+# --- the CLI: each subcommand and the macro whose options its flags set ---
+CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg"}
+# Intended differences from a plain ``--<name-with-dashes> VALUE`` flag:
+# an option whose only other value is a switch (the flag sets that value; absent: the default)
+CLI_SWITCHES = {
+    "unknown": ("--ignore-unknown", "ignore"),
+    "duplicates": ("--allow-duplicates", "allow"),
+}
+# options given as comma-separated text: ``--k 5,10`` is ``k := [5, 10]``, ``--k``'s default
+# ``[10]`` is ``k := 10``; ``--slice-by ''`` is ``slice_by := []``
+CLI_LISTS = ("k", "slice_by")
+
+
+def cli_flag(name: str) -> str:
+    """The CLI flag of a parameter: ``query_col`` is ``--query-col``."""
+    return CLI_SWITCHES[name][0] if name in CLI_SWITCHES else "--" + name.replace("_", "-")
+
+
+def enumerated() -> dict[str, tuple[str, ...]]:
+    """Every enumerated option's allowed values, by name (denominator: the widest set)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for m in _TABLE:
+        for p in m.params:
+            if p.choices and len(p.choices) > len(found.get(p.name, ())):
+                found[p.name] = p.choices
+    return found
