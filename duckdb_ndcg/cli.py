@@ -19,7 +19,7 @@ from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, macro, register, script
-from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, events_to_sql, to_sql
+from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
 _CHARTS = (".html", ".htm")
@@ -44,6 +44,9 @@ _FLAGS = {
     "ties": "--ties",
     "gain": "--gain",
     "k": "--k",
+    "max_grade": "--max-grade",
+    "denominator": "--denominator",
+    "p": "--p",
 }
 _SWITCHES = {
     ("unknown", "ignore"): "--ignore-unknown",
@@ -53,7 +56,7 @@ _SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown 
 _PARAMETER = re.compile(
     r"(?<![\w'\"-])(" + "|".join(n for n in _FLAGS if "_" in n) + r")(?:\[\d+\])?(?![\w'\"])"
 )
-_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping)(?= )|(?<=\bin )(mapping)\b")
+_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping|denominator|p)(?= )|(?<=\bin )(mapping)\b")
 
 
 class UsageError(Exception):
@@ -102,6 +105,18 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
     return value
+
+
+def _number(text: str) -> int | float:
+    """A number as written: 4 stays the integer 4 (SQL errors then print it as the macros do)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
 def _grades() -> str:
@@ -204,9 +219,8 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "sql",
         help="print the SQL of a macro, or with --dialect one statement for another engine",
         description="Without --dialect: the DuckDB macro's SQL. With --dialect: one statement "
-        "computing the metric per query (NAME: ndcg, dcg, idcg, cg, precision_at_k, recall_at_k, "
-        "hit_rate, reciprocal_rank, average_precision; or events for the event pipeline: "
-        "events -> grades -> NDCG@k per query, with ndcg_report's k, gain and ties).",
+        f"computing the metric per query (NAME: {', '.join(METRICS)}; or events for the event "
+        "pipeline: events -> grades -> NDCG@k per query, with ndcg_report's k, gain and ties).",
     )
     sq.add_argument("name", help="the macro or metric, e.g. ndcg; with --dialect also events")
     sq.add_argument("--dialect", help="e.g. postgres, spark, clickhouse, bigquery, snowflake")
@@ -221,6 +235,16 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     sq.add_argument("--tie-key", help="column breaking ties for --ties key (e.g. item_id)")
     sq.add_argument(
         "--full-ideal", action="store_true", help="without --k: the ideal over every judged item"
+    )
+    sq.add_argument("--max-grade", type=_number, help="err: the top of the grade scale (default 4)")
+    sq.add_argument(
+        "--p", type=_number, help="rbp, rbp_residual: persistence in (0, 1) (default 0.8)"
+    )
+    sq.add_argument(
+        "--denominator",
+        choices=["relevant", "min_k", "retrieved"],
+        help="recall_at_k, average_precision: divide by every relevant item, min(relevant, k), or "
+        "(average_precision) the relevant items retrieved (default relevant)",
     )
     sq.add_argument("--pretty", action="store_true", help="indent the statement")
     sq.set_defaults(run=_sql)
@@ -521,12 +545,18 @@ def _script(args: argparse.Namespace) -> None:
 # The options of `sql` that apply with --dialect, per target: the event pipeline or a metric.
 _SQL_OPTIONS = {
     "events": ("k", "gain", "ties", "rankings", "events", "pretty"),
-    "metric": ("k", "gain", "ties", "tie_key", "full_ideal", "table", "pretty"),
+    "metric": (
+        "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator", "table",
+        "pretty",
+    ),
 }
 
 
 def _sql(args: argparse.Namespace) -> None:
-    names = ("k", "gain", "ties", "tie_key", "full_ideal", "table", "rankings", "events", "pretty")
+    names = (
+        "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator", "table",
+        "rankings", "events", "pretty",
+    )
     given = {name: getattr(args, name) for name in names}
     given = {
         name: value for name, value in given.items() if value is not None and value is not False
@@ -652,9 +682,9 @@ def _demo(args: argparse.Namespace) -> None:
 
 
 _OUT_OF_MEMORY = (
-    "The report keeps a state per ranking that DuckDB does not spill to disk: raise DuckDB's "
-    "memory_limit, or, for a judged run (query, item, rel, rnk), use the run_report(...) table "
-    "macro, made of operators that spill"
+    "The report's plan spills to disk, but DuckDB still needs some working memory per thread "
+    "(tens of MB): raise --memory-limit (DuckDB's memory_limit), run with fewer threads, and "
+    "check that DuckDB's temp_directory has free space"
 )
 
 

@@ -25,21 +25,26 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff,
-       -- one window partition for every count: the rows the query set leaves out count in
-       -- queries_dropped only, then go
-       avg(ndcg_b - ndcg_a) FILTER (WHERE _in) OVER _w AS mean_diff,
-       count(*) FILTER (WHERE _in) OVER _w AS queries,
-       filled,
-       count(filled) FILTER (WHERE _in) OVER _w AS queries_filled,
-       count(*) FILTER (WHERE NOT _in) OVER _w AS queries_dropped
-FROM (
+WITH pairs AS (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
     FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
                              query_col, item_col, position_col, score_col, ties, gain, log_base,
                              empty_ideal, duplicates, event_col, mapping, collapse, time_col,
                              unknown)
+),
+totals AS (
+    -- one hash aggregate per (slice, cutoff) for every count: the rows the query set leaves
+    -- out count in queries_dropped only
+    SELECT _slice AS _t_slice, _k AS _t_k,
+           avg(ndcg_b - ndcg_a) FILTER (WHERE _in) AS mean_diff,
+           count(*) FILTER (WHERE _in) AS queries,
+           count(filled) FILTER (WHERE _in) AS queries_filled,
+           count(*) FILTER (WHERE NOT _in) AS queries_dropped
+    FROM pairs
+    GROUP BY _slice, _k
 )
-WINDOW _w AS (PARTITION BY _slice, _k)
-QUALIFY _in
+SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff, mean_diff, queries, filled,
+       queries_filled, queries_dropped
+FROM pairs JOIN totals ON _slice = _t_slice AND _k IS NOT DISTINCT FROM _t_k
+WHERE _in
 ORDER BY ALL;

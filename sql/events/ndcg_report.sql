@@ -18,15 +18,18 @@
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
 --   gain, log_base, empty_ideal: as for the ndcg aggregate.
---   duplicates    'error': an item shown twice among the rows a cutoff reads (the first
---                 max(k) + 1 of a (slice, query), all when k is NULL or above 100) is an error naming it; a
---                 duplicate further down cannot change NDCG@k and just counts in `shown`;
---                 'allow': every impression is a ranked row.
+--   duplicates    'error': an item shown twice among the rows a cutoff reads (those whose tie
+--                 group starts within the first max(k) + 1 positions of a (slice, query), all
+--                 when k is NULL) is an error naming it; a duplicate further down cannot change
+--                 NDCG@k and just counts in `shown`; 'allow': every impression is a ranked row.
 -- Rules: the queries are those of `rankings` (events of other queries are ignored); a graded item
 -- never shown counts in IDCG only (judged but not returned, as in trec_eval); a shown item without
 -- events has grade 0; a query with no positive grade gets ndcg = empty_ideal (an empty events
 -- table gives every query empty_ideal). shown = rows shown, shown_relevant = shown with grade > 0,
 -- relevant = items with grade > 0 in the events of the query. NULL keys are errors.
+-- Memory: the plan is made of hash aggregates, a join and one sort per ranking, which DuckDB
+-- spills to disk, so logs larger than memory_limit finish (100M events under 1GB).
+-- ndcg_summary and compare_rankers use the same plan.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
 CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                     query_col := 'query_id', item_col := 'item_id',

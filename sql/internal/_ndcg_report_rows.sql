@@ -3,35 +3,53 @@
 --                   time_col, unknown)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
 --            relevant)
--- The engine of ndcg_report and compare_rankers (internal; see ndcg_report for the parameters).
--- One join of the rankings with the grades that have a gain (usually few) and one aggregation per
--- (slice, query) read the rank keys of the first max(k) + 1 rows and the first max(k) gained rows
--- of each ranking with top-N aggregates (core _ndcg_top_*), so the state per ranking is bounded
--- by the cutoff, not by the ranking; every cutoff is read off those lists (core _ndcg_dcg_at). A
--- tie group that straddles a cutoff (ties = 'average') needs its full size and gain sum: a second pass joins the rankings with just those (ranking, rank key)
--- pairs. The ideal comes from the graded events of each query (core _ndcg_ideal_gains, as idcg
--- does), so shown and unshown graded items both count in it. duplicates = 'error' checks the rows
--- a cutoff reads (the first max(k) + 1, and whole straddling tie groups; all rows when k is NULL
--- or above 100, where whole rankings are read):
--- a duplicate further down cannot change NDCG@k.
+-- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
+-- parameters). Built only of what DuckDB spills to disk, so a log larger than memory finishes:
+-- hash aggregates with fixed-size states, one hash join, and one window sort per ranking.
+--   1. events -> grades (event_relevance); the graded items with a gain (usually few) are joined
+--      to the shown rows.
+--   2. One window pass over each ranking in rank order gives every row its tie group's first
+--      position s and size n, and the ranking's counts; only rows with s <= max(k) + 1 go on
+--      (whole rankings when k is NULL).
+--   3. DCG@k: a row of gain g adds g / n x (sum of the discounts of positions s .. min(s + n - 1,
+--      k)): its share of its tie group's mean gain at each position the group has within k
+--      (ties := 'average', exact when a group straddles k); with ties := 'key' every row is its
+--      own group (order by rank, then item descending, as trec_eval). Tie groups are summed
+--      first, so a huge group costs its size once.
+--   4. IDCG@k: the graded gains of each query, best first (a window over the gained items).
+-- duplicates = 'error' checks the rows a cutoff reads (those with s <= max(k) + 1: the first
+-- max(k) + 1 rows and whole tie groups there; all rows when k is NULL): a duplicate further down
+-- cannot change NDCG@k.
 CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col,
                                           position_col, score_col, ties, gain, log_base,
                                           empty_ideal, duplicates, event_col, mapping, collapse,
                                           time_col, unknown) AS TABLE
 WITH graded AS (
+    -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
+    -- 'sum', they are left out before events are grouped (most events are impressions)
     SELECT query_id AS _q, item_id AS _i, rel
-    FROM event_relevance(events, query_col := query_col, item_col := item_col,
-                         event_col := event_col, mapping := mapping, collapse := collapse,
-                         time_col := time_col, unknown := unknown)
+    FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse,
+                               time_col, unknown,
+                               coalesce(collapse IN ('max', 'sum') AND NOT _ndcg_is_map(gain)
+                                        AND coalesce(list_min(map_values(mapping)), 0) >= 0,
+                                        false))
 ),
 gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
-    SELECT _q, _i, rel FROM graded WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
+    SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero') AS _g
+    FROM graded
+    WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
 ),
 cfg AS (
-    -- the cutoffs, parsed once: expressions with lambdas are not folded to constants
-    SELECT _ndcg_report_cuts(k) AS _cuts
+    -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
+    SELECT _cuts,
+           CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
+                THEN list_max(_cuts) + 1 END AS _depth
+    FROM (SELECT _ndcg_report_cuts(k) AS _cuts)
+),
+cuts AS (
+    SELECT unnest(_cuts) AS _k FROM cfg
 ),
 key_types AS (
     -- the key columns' types, read from one row of each table: keys of different kinds would
@@ -53,52 +71,81 @@ shown AS NOT MATERIALIZED (
                * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
     FROM query_table(rankings)
 ),
-ranked AS (
-    SELECT _key, _q,
-           CASE WHEN _ndcg_rank_error(_rnk, ties, _i) IS NULL
-                THEN _ndcg_top_keys(_rnk, _ndcg_report_depth(k), ties)
-           END AS top_keys,
-           CASE WHEN ties = 'key' THEN _ndcg_top_grades(rel, _rnk, _ndcg_report_depth(k), ties, _i)
-           END AS top_grades,
-           _ndcg_top_gained_rows(rel, _rnk, _ndcg_report_depth(k), gain, ties) AS gained_rows,
-           _ndcg_top_items(_i, _rnk, _ndcg_report_depth(k), ties) AS top_items,
-           count(*) AS shown,
-           count(*) FILTER (WHERE rel > 0) AS shown_relevant,
-           bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) AS null_keys
+placed AS (
+    -- one sort per ranking (spills): tie group start _s and size _n of every row, and the
+    -- ranking's counts on its first row
+    SELECT _key, _q, _i, _g,
+           rank() OVER _w AS _s,
+           count(*) OVER (_w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS _n,
+           row_number() OVER _w = 1 AS _first,
+           count(*) OVER _all AS shown,
+           count(*) FILTER (WHERE rel > 0) OVER _all AS shown_relevant,
+           bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) OVER _all AS _null_keys,
+           bool_or(NOT isfinite(_rnk)) OVER _all AS _bad_rank
     FROM shown LEFT JOIN gained USING (_q, _i)
-    GROUP BY _key, _q
+    WINDOW _w AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC),
+           _all AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+),
+read AS (
+    -- the rows a cutoff reads, plus each ranking's first row (its counts)
+    SELECT placed.* FROM placed, cfg WHERE _s <= coalesce(_depth, _s) OR _first
+),
+rankings_read AS (
+    SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM read WHERE _first
+),
+dcg AS (
+    -- rows alone in their tie group add g / discount(s); tie groups are summed first, then
+    -- their mean gain is spread over their positions within the cut
+    SELECT _key AS _dcg_key, _k AS _dcg_k, fsum(_term) AS dcg
+    FROM (
+        SELECT _key, _k, _g / _ndcg_discount(_s, log_base) AS _term
+        FROM read, cuts
+        WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
+        UNION ALL
+        SELECT _key, _k,
+               _gain / _n * list_sum(list_transform(range(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)) + 1),
+                                                    lambda p: 1.0 / _ndcg_discount(p, log_base)))
+        FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
+             cuts
+        WHERE _s <= coalesce(_k, _s)
+    )
+    GROUP BY _key, _k
+),
+repeated AS (
+    -- an item shown twice among the rows a cutoff reads
+    SELECT _key, min(_i::VARCHAR) AS _item
+    FROM (SELECT _key, _i FROM read, cfg
+          WHERE duplicates = 'error' AND _s <= coalesce(_depth, _s)
+          GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY _key
 ),
 ideal AS (
-    SELECT _q,
-           CASE WHEN _ndcg_grade_error(rel, gain, 'error') IS NULL
-                THEN _ndcg_ideal_gains(rel, _ndcg_report_depth(k), gain)
-           END AS ideal_gains,
-           count(*) FILTER (WHERE rel > 0) AS relevant
-    FROM graded
-    GROUP BY _q
+    -- the graded gains of each query, best first, cut at every k
+    SELECT _q AS _ideal_q, _k AS _ideal_k, fsum(_g / _ndcg_discount(_p, log_base)) AS idcg
+    FROM (SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
+          FROM gained),
+         cuts
+    WHERE _p <= coalesce(_k, _p)
+    GROUP BY _q, _k
 ),
-cuts AS (
-    SELECT ranked.*, cut.k AS _k, least(cut.k, shown) AS _m,
-           CASE WHEN _ndcg_straddles(top_keys, least(cut.k, shown))
-                THEN top_keys[least(cut.k, shown)] END AS _straddle
-    FROM ranked, cfg, unnest(_cuts) AS cut(k)
+relevant AS (
+    SELECT _q AS _rel_q, count(*) AS relevant FROM graded WHERE rel > 0 GROUP BY _q
 ),
-straddling AS (
-    SELECT s._key, s._rnk AS _straddle, count(*) AS _count,
-           count(DISTINCT s._i) AS _items,
-           any_value(s._i) FILTER (WHERE s._i IS NOT NULL) AS _item,
-           coalesce(sum(_ndcg_gain(gained.rel, gain, 'zero')), 0.0) AS _gain
-    FROM shown AS s
-    SEMI JOIN (SELECT DISTINCT _key, _straddle FROM cuts WHERE _straddle IS NOT NULL) AS b
-        ON s._key = b._key AND s._rnk = b._straddle
-    LEFT JOIN gained ON s._q = gained._q AND s._i = gained._i
-    GROUP BY s._key, s._rnk
+grade_check AS (
+    -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
+    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM graded
 )
 SELECT _key, _k,
        CASE
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
+           WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
+               error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
+                     || coalesce('''' || ties || '''', 'NULL'))
+           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'error') IS NOT NULL
+                OR _grade_error IS NOT NULL THEN NULL
            WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
                error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
                      || rankings || ' must be a number, got ' || _shown_types[3]
@@ -125,24 +172,28 @@ SELECT _key, _k,
                      || ' of rankings table ' || rankings || ' has the name of a result column ('
                      || array_to_string(_ndcg_report_columns(), ', ')
                      || '): rename it in a view')
-           WHEN null_keys THEN
+           WHEN _null_keys THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
                      || item_col || ' or ' || coalesce(score_col, position_col)
                      || ' (query ' || coalesce(_q::VARCHAR, 'NULL') || ')')
-           WHEN duplicates = 'error'
-                AND (len(list_distinct(top_items)) < len(top_items) OR _items < _count) THEN
+           WHEN _bad_rank THEN
+               error('duckdb_ndcg: rank keys must be finite numbers (found NaN or infinity)')
+           WHEN _item IS NOT NULL THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' shows ' || item_col || ' '
-                     || coalesce(list_filter(top_items, lambda x, p: list_position(top_items, x) < p)[1],
-                                 _item)::VARCHAR
-                     || ' more than once in ranking ' || _key::VARCHAR
+                     || _item || ' more than once in ranking ' || _key::VARCHAR
                      || ' (pass duplicates := ''allow'' to score every impression)')
-           ELSE coalesce(_ndcg_dcg_at(top_keys, top_grades, gained_rows, _m, _count, _gain, gain, log_base)
-                         / nullif(_ndcg_sum_discounted(coalesce(ideal_gains, []), _k, log_base), 0),
-                         empty_ideal)
-       END AS ndcg,
-       _ndcg_dcg_at(top_keys, top_grades, gained_rows, _m, _count, _gain, gain, log_base) AS dcg,
-       _ndcg_sum_discounted(coalesce(ideal_gains, []), _k, log_base) AS idcg,
+           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(idcg, 0.0), 0), empty_ideal)
+       END::DOUBLE AS ndcg,
+       coalesce(dcg, 0.0)::DOUBLE AS dcg,
+       coalesce(idcg, 0.0)::DOUBLE AS idcg,
        shown,
        shown_relevant,
        coalesce(relevant, 0) AS relevant
-FROM cuts LEFT JOIN ideal USING (_q) LEFT JOIN straddling USING (_key, _straddle), key_types;
+FROM rankings_read
+CROSS JOIN cuts
+LEFT JOIN dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
+LEFT JOIN ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
+LEFT JOIN relevant ON _rel_q = _q
+LEFT JOIN repeated USING (_key)
+CROSS JOIN key_types
+CROSS JOIN grade_check;

@@ -604,8 +604,8 @@ def test_license_matches_pyproject() -> None:
 def test_out_of_memory_names_the_way_out(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Under a small --memory-limit the report runs out: one line that says why and names
-    run_report, the route that spills; a bad size is a usage error."""
+    """Under a limit below DuckDB's working memory (8MB) even the spilling plan runs out: one
+    line that says what to change; a bad size is a usage error."""
     monkeypatch.chdir(tmp_path)
     with duckdb.connect() as con:
         con.execute(
@@ -621,7 +621,7 @@ def test_out_of_memory_names_the_way_out(
     )
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1
-    assert "Out of Memory" in err and "run_report(...)" in err and "memory_limit" in err
+    assert "Out of Memory" in err and "spills to disk" in err and "--memory-limit" in err
     code, _, err = _main(capsys, "evaluate", "shown.parquet", "events.parquet", "--memory-limit", "8")
     assert code == 2 and "--memory-limit takes a size like 500MB" in err
     code, out, _ = _main(

@@ -164,6 +164,127 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
+-- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
+-- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
+CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping) AS
+CASE
+    WHEN mapping IS NULL THEN
+        CASE event_type::VARCHAR
+            WHEN 'impression' THEN 0.0 WHEN 'view' THEN 0.0
+            WHEN 'click' THEN 1.0
+            WHEN 'add_to_cart' THEN 2.0 WHEN 'cart' THEN 2.0
+            WHEN 'purchase' THEN 3.0
+        END
+    ELSE map_extract_value(mapping, event_type::VARCHAR)
+END::DOUBLE{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse, time_col, unknown,
+--                       positive_only) -> TABLE(query_id, item_id, rel DOUBLE)
+-- The body of event_relevance (internal; see there for the parameters). positive_only := true
+-- leaves out the (query, item) pairs whose grade is not positive before they are grouped, which
+-- is exact only where the caller has checked that no grade is negative and collapse is 'max' or
+-- 'sum' (the report engine, _ndcg_report_rows, does); the checks of unknown event types and NULL
+-- keys still read every event.
+CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col, item_col, event_col, mapping,
+                                              collapse, time_col, unknown, positive_only) AS TABLE
+WITH graded AS NOT MATERIALIZED (
+    SELECT COLUMNS(lambda c: c = query_col) AS query_id,
+           COLUMNS(lambda c: c = item_col) AS item_id,
+           COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
+           COLUMNS(lambda c: c = coalesce(time_col, event_col)) AS event_time,
+           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS grade
+    FROM query_table(events)
+),
+collapsed AS (
+    SELECT query_id, item_id,
+           CASE collapse
+               WHEN 'max' THEN max(grade)
+               WHEN 'sum' THEN sum(grade)
+               WHEN 'last' THEN arg_max(grade, {known: event_time IS NOT NULL, t: event_time, g: grade})
+                                   FILTER (WHERE grade IS NOT NULL)
+           END AS rel
+    FROM graded
+    -- positive_only: the caller needs the items with a positive grade only, and every grade
+    -- is >= 0 with collapse 'max' or 'sum' (usually most events are impressions of grade 0)
+    WHERE NOT positive_only OR grade > 0
+    GROUP BY query_id, item_id
+),
+time_type AS (
+    -- read from one row: the type of time_col, which collapse := 'last' orders by
+    SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type
+    FROM query_table(events) LIMIT 1
+),
+unknown_found AS (
+    -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
+    SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
+               AS types,
+           count(*) FILTER (WHERE query_id IS NULL OR item_id IS NULL) AS null_keys
+    FROM graded
+)
+SELECT query_id, item_id,
+       CASE
+           WHEN collapse IS NULL OR collapse NOT IN ('max', 'sum', 'last') THEN
+               error('duckdb_ndcg: collapse must be ''max'', ''sum'' or ''last'', got '
+                     || coalesce('''' || collapse || '''', 'NULL'))
+           WHEN collapse = 'last' AND time_col IS NULL THEN
+               error('duckdb_ndcg: collapse := ''last'' needs time_col := <timestamp column>')
+           WHEN collapse = 'last'
+                AND NOT regexp_matches(time_type, '^(DATE|TIME|TIMESTAMP|TIMESTAMP_.*|TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL.*)$') THEN
+               error('duckdb_ndcg: time_col ' || time_col || ' of events table ' || events || ' is '
+                     || time_type || '; collapse := ''last'' needs a date, time, timestamp or '
+                     || 'number (cast text times, e.g. ' || time_col || '::TIMESTAMP, in a view)')
+           WHEN unknown IS NULL OR unknown NOT IN ('error', 'ignore') THEN
+               error('duckdb_ndcg: unknown must be ''error'' or ''ignore'', got '
+                     || coalesce('''' || unknown || '''', 'NULL'))
+           WHEN NOT coalesce(list_bool_and(list_transform(map_values(mapping),
+                                                          lambda g: coalesce(isfinite(g::DOUBLE), false))), true) THEN
+               error('duckdb_ndcg: mapping ' || mapping::VARCHAR
+                     || ' gives an event type a NaN, infinite or NULL grade')
+           WHEN unknown_found.null_keys > 0 THEN
+               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col
+                     || ' or ' || item_col)
+           WHEN unknown = 'error' AND len(unknown_found.types) > 0 THEN
+               error('duckdb_ndcg: events table ' || events || ' has event types the mapping lacks: '
+                     || array_to_string(unknown_found.types, ', ')
+                     || ' (give them a grade in mapping, or pass unknown := ''ignore'')')
+           ELSE rel
+       END AS rel
+FROM collapsed, unknown_found LEFT JOIN time_type ON true
+WHERE rel IS NOT NULL OR unknown = 'error' OR unknown_found.null_keys > 0{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_is_map(gain): whether a gain argument is a MAP from grade to gain (a MAP value or its text
+-- form '{0=0, 1=1, 2=3}') rather than 'linear' or 'exponential' (internal).
+CREATE OR REPLACE MACRO _ndcg_is_map(gain) AS
+TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_gain_error(gain, negative): NULL when the gain and negative arguments are valid, else an
+-- error naming the argument (internal): NULL, an unknown value, a gain map holding a NaN,
+-- infinite or NULL grade or gain, or a gain above 1e300. Constant arguments fold to NULL.
+CREATE OR REPLACE MACRO _ndcg_gain_error(gain, negative) AS
+CASE
+    WHEN negative IS NULL OR negative NOT IN ('error', 'zero') THEN
+        error('duckdb_ndcg: negative must be ''error'' or ''zero'', got '
+              || coalesce('''' || negative || '''', 'NULL'))
+    WHEN gain IS NULL THEN
+        error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
+              || 'got NULL')
+    WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
+        error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
+              || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
+    WHEN _ndcg_is_map(gain)
+         AND NOT coalesce(list_bool_and(list_transform(
+                 list_concat(map_keys(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
+                             map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))),
+                 lambda v: isfinite(v) AND abs(v) <= 1e300)), true) THEN
+        error('duckdb_ndcg: gain map ' || gain::VARCHAR
+              || ' has a NaN, infinite, NULL or too large (> 1e300) grade or gain')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_gain_value(r, gain): the gain of one grade already known to be valid (internal; shared by
 -- _ndcg_gain, which checks first, and _ndcg_gains, which maps lists checked per group). NULL and
 -- negative grades gain 0: NULL is an unjudged item (or -1, the stand-in the ranking aggregates use
@@ -176,6 +297,360 @@ CASE
     WHEN gain::VARCHAR = 'exponential' THEN pow(2.0, r::DOUBLE) - 1.0
     ELSE map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), r::DOUBLE)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
+--   rel       grade; NULL = unjudged, gain 0. Fractional grades are fine.
+--   gain      'linear' (rel), 'exponential' (2^rel - 1), or a MAP from grade to gain
+--             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
+--   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
+-- NaN and infinite grades are errors.
+CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
+CASE
+    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
+    WHEN rel IS NULL THEN 0.0::DOUBLE
+    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
+        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
+    WHEN rel < 0 AND negative = 'zero' THEN 0.0::DOUBLE
+    WHEN rel < 0 THEN
+        error('duckdb_ndcg: negative grade ' || rel::VARCHAR
+              || ' (pass negative := ''zero'' to give negative grades gain 0)')
+    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
+        _ndcg_big_gain_error(rel, gain)
+    ELSE coalesce(_ndcg_gain_value(rel, gain),
+                  error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
+                        || gain::VARCHAR))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_grade_error(rel, gain, negative): aggregate; NULL when a group's grades and the gain and
+-- negative arguments are valid, else an error naming the problem (internal). Grades are checked
+-- once per group from min/max (DuckDB orders NaN above every number), so the hot path can work on
+-- raw grades: NaN or infinite grades, negative grades unless negative := 'zero', a bad gain or
+-- negative argument (_ndcg_gain_error), a gain above 1e300 (its sums would overflow), a grade
+-- missing from a gain map.
+CREATE OR REPLACE MACRO _ndcg_grade_error(rel, gain, negative) AS
+CASE
+    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
+    WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) OR isinf(min(rel)::DOUBLE) THEN
+        error('duckdb_ndcg: grade must be a finite number, got '
+              || CASE WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) THEN max(rel)::DOUBLE
+                      ELSE min(rel)::DOUBLE END::VARCHAR)
+    WHEN negative = 'error' AND min(rel) < 0 THEN
+        error('duckdb_ndcg: negative grade ' || min(rel)::VARCHAR
+              || ' (pass negative := ''zero'' to give negative grades gain 0)')
+    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(max(rel), gain) > 1e300 THEN
+        _ndcg_big_gain_error(max(rel), gain)
+    WHEN _ndcg_is_map(gain)
+         AND min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
+                                    AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
+                                                          rel::DOUBLE) IS NULL) IS NOT NULL THEN
+        error('duckdb_ndcg: grade '
+              || min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
+                                        AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
+                                                              rel::DOUBLE) IS NULL)::VARCHAR
+              || ' is not in the gain map ' || gain::VARCHAR)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
+-- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
+-- skips computing the gain of every row; a gain MAP is looked up.
+CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain) AS
+CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_is_number_type(type_name): whether a typeof() name is a numeric type (or the NULL type of
+-- an all-NULL column), the types grades and rank keys may have (internal).
+CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name) AS
+regexp_full_match(type_name,
+                  '"?NULL"?|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?(_LITERAL)?|FLOAT|DOUBLE|DECIMAL.*'){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_key_kind(type_name): the kind of a key column's type, for checking that two tables' keys
+-- join without lossy casts (internal): every integer type is 'integer' (they compare exactly),
+-- every other type is itself (VARCHAR joins VARCHAR only). NULL (an empty table) matches anything.
+CREATE OR REPLACE MACRO _ndcg_key_kind(type_name) AS
+CASE
+    WHEN type_name IS NULL THEN NULL
+    WHEN type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
+                       'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT') THEN 'integer'
+    ELSE type_name
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
+-- query and slice columns (internal). A query or slice column of the same name would shadow them
+-- (GROUP BY k over a slice named k), so the report refuses it.
+CREATE OR REPLACE MACRO _ndcg_report_columns() AS
+['k', 'ndcg', 'dcg', 'idcg', 'shown', 'shown_relevant', 'relevant', 'queries', 'mean_ndcg',
+ 'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff']{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_report_cuts(k): the cutoffs of a report as a BIGINT[] (internal). k is one cutoff or a
+-- list of them; NULL (alone or in the list) means no cutoff. Each is checked by _ndcg_checked_k;
+-- an empty list, and a cutoff listed twice (it would count every query twice in the means), are
+-- errors.
+CREATE OR REPLACE MACRO _ndcg_report_cuts(k) AS
+list_transform(
+    [CASE
+         WHEN k IS NULL THEN [NULL::BIGINT]
+         ELSE list_transform(('[' || trim(k::VARCHAR, '[]') || ']')::VARCHAR[],
+                             lambda x: _ndcg_checked_k(CASE WHEN upper(trim(x)) = 'NULL' THEN NULL
+                                                            ELSE x::DOUBLE END))
+     END],
+    lambda cuts: CASE
+        WHEN len(cuts) = 0 THEN
+            error('duckdb_ndcg: k must be a cutoff or a non-empty list of cutoffs, got []')
+        WHEN len(list_distinct(list_transform(cuts, lambda x: coalesce(x, -1)))) < len(cuts) THEN
+            error('duckdb_ndcg: k lists a cutoff more than once: ' || k::VARCHAR)
+        ELSE cuts
+    END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
+--                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
+--                   time_col, unknown)
+--   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
+--            relevant)
+-- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
+-- parameters). Built only of what DuckDB spills to disk, so a log larger than memory finishes:
+-- hash aggregates with fixed-size states, one hash join, and one window sort per ranking.
+--   1. events -> grades (event_relevance); the graded items with a gain (usually few) are joined
+--      to the shown rows.
+--   2. One window pass over each ranking in rank order gives every row its tie group's first
+--      position s and size n, and the ranking's counts; only rows with s <= max(k) + 1 go on
+--      (whole rankings when k is NULL).
+--   3. DCG@k: a row of gain g adds g / n x (sum of the discounts of positions s .. min(s + n - 1,
+--      k)): its share of its tie group's mean gain at each position the group has within k
+--      (ties := 'average', exact when a group straddles k); with ties := 'key' every row is its
+--      own group (order by rank, then item descending, as trec_eval). Tie groups are summed
+--      first, so a huge group costs its size once.
+--   4. IDCG@k: the graded gains of each query, best first (a window over the gained items).
+-- duplicates = 'error' checks the rows a cutoff reads (those with s <= max(k) + 1: the first
+-- max(k) + 1 rows and whole tie groups there; all rows when k is NULL): a duplicate further down
+-- cannot change NDCG@k.
+CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col,
+                                          position_col, score_col, ties, gain, log_base,
+                                          empty_ideal, duplicates, event_col, mapping, collapse,
+                                          time_col, unknown) AS TABLE
+WITH graded AS (
+    -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
+    -- 'sum', they are left out before events are grouped (most events are impressions)
+    SELECT query_id AS _q, item_id AS _i, rel
+    FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse,
+                               time_col, unknown,
+                               coalesce(collapse IN ('max', 'sum') AND NOT _ndcg_is_map(gain)
+                                        AND coalesce(list_min(map_values(mapping)), 0) >= 0,
+                                        false))
+),
+gained AS (
+    -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
+    -- grades, so the join with the rankings builds a small hash table
+    SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero') AS _g
+    FROM graded
+    WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
+),
+cfg AS (
+    -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
+    SELECT _cuts,
+           CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
+                THEN list_max(_cuts) + 1 END AS _depth
+    FROM (SELECT _ndcg_report_cuts(k) AS _cuts)
+),
+cuts AS (
+    SELECT unnest(_cuts) AS _k FROM cfg
+),
+key_types AS (
+    -- the key columns' types, read from one row of each table: keys of different kinds would
+    -- join through implicit casts ('07' and '7.0' both equal to 7), so they are refused
+    SELECT [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(rankings) LIMIT 1),
+            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(rankings) LIMIT 1),
+            (SELECT typeof(COLUMNS(lambda c: c = coalesce(score_col, position_col)))
+             FROM query_table(rankings) LIMIT 1)]
+               AS _shown_types,
+           [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
+            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
+               AS _event_types
+),
+shown AS NOT MATERIALIZED (
+    SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
+           COLUMNS(lambda c: c = query_col) AS _q,
+           COLUMNS(lambda c: c = item_col) AS _i,
+           CASE WHEN score_col IS NULL THEN 1 ELSE -1 END
+               * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
+    FROM query_table(rankings)
+),
+placed AS (
+    -- one sort per ranking (spills): tie group start _s and size _n of every row, and the
+    -- ranking's counts on its first row
+    SELECT _key, _q, _i, _g,
+           rank() OVER _w AS _s,
+           count(*) OVER (_w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS _n,
+           row_number() OVER _w = 1 AS _first,
+           count(*) OVER _all AS shown,
+           count(*) FILTER (WHERE rel > 0) OVER _all AS shown_relevant,
+           bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) OVER _all AS _null_keys,
+           bool_or(NOT isfinite(_rnk)) OVER _all AS _bad_rank
+    FROM shown LEFT JOIN gained USING (_q, _i)
+    WINDOW _w AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC),
+           _all AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+),
+read AS (
+    -- the rows a cutoff reads, plus each ranking's first row (its counts)
+    SELECT placed.* FROM placed, cfg WHERE _s <= coalesce(_depth, _s) OR _first
+),
+rankings_read AS (
+    SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM read WHERE _first
+),
+dcg AS (
+    -- rows alone in their tie group add g / discount(s); tie groups are summed first, then
+    -- their mean gain is spread over their positions within the cut
+    SELECT _key AS _dcg_key, _k AS _dcg_k, fsum(_term) AS dcg
+    FROM (
+        SELECT _key, _k, _g / _ndcg_discount(_s, log_base) AS _term
+        FROM read, cuts
+        WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
+        UNION ALL
+        SELECT _key, _k,
+               _gain / _n * list_sum(list_transform(range(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)) + 1),
+                                                    lambda p: 1.0 / _ndcg_discount(p, log_base)))
+        FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
+             cuts
+        WHERE _s <= coalesce(_k, _s)
+    )
+    GROUP BY _key, _k
+),
+repeated AS (
+    -- an item shown twice among the rows a cutoff reads
+    SELECT _key, min(_i::VARCHAR) AS _item
+    FROM (SELECT _key, _i FROM read, cfg
+          WHERE duplicates = 'error' AND _s <= coalesce(_depth, _s)
+          GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY _key
+),
+ideal AS (
+    -- the graded gains of each query, best first, cut at every k
+    SELECT _q AS _ideal_q, _k AS _ideal_k, fsum(_g / _ndcg_discount(_p, log_base)) AS idcg
+    FROM (SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
+          FROM gained),
+         cuts
+    WHERE _p <= coalesce(_k, _p)
+    GROUP BY _q, _k
+),
+relevant AS (
+    SELECT _q AS _rel_q, count(*) AS relevant FROM graded WHERE rel > 0 GROUP BY _q
+),
+grade_check AS (
+    -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
+    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM graded
+)
+SELECT _key, _k,
+       CASE
+           WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
+               error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
+                     || coalesce('''' || duplicates || '''', 'NULL'))
+           WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
+               error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
+                     || coalesce('''' || ties || '''', 'NULL'))
+           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'error') IS NOT NULL
+                OR _grade_error IS NOT NULL THEN NULL
+           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
+               error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
+                     || rankings || ' must be a number, got ' || _shown_types[3]
+                     || ' (cast it in a view)')
+           WHEN _ndcg_key_kind(_shown_types[1]) <> _ndcg_key_kind(_event_types[1])
+                OR _ndcg_key_kind(_shown_types[2]) <> _ndcg_key_kind(_event_types[2]) THEN
+               error('duckdb_ndcg: key columns differ in type: rankings ' || rankings || ' has '
+                     || query_col || ' ' || _shown_types[1] || ', ' || item_col || ' '
+                     || _shown_types[2] || ' but events ' || events || ' has ' || query_col || ' '
+                     || _event_types[1] || ', ' || item_col || ' ' || _event_types[2]
+                     || ' (cast one side in a view so that ids compare as the same kind)')
+           -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
+           WHEN len(slice_by) > 0
+                AND list_any_value(list_filter(
+                    slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
+                IS NOT NULL THEN
+               error('duckdb_ndcg: rankings table ' || rankings || ' has no column '
+                     || list_any_value(list_filter(
+                            slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
+                     || ' (named in slice_by)')
+           WHEN list_has_any(list_append(slice_by, query_col), _ndcg_report_columns()) THEN
+               error('duckdb_ndcg: column '
+                     || list_intersect(list_append(slice_by, query_col), _ndcg_report_columns())[1]
+                     || ' of rankings table ' || rankings || ' has the name of a result column ('
+                     || array_to_string(_ndcg_report_columns(), ', ')
+                     || '): rename it in a view')
+           WHEN _null_keys THEN
+               error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
+                     || item_col || ' or ' || coalesce(score_col, position_col)
+                     || ' (query ' || coalesce(_q::VARCHAR, 'NULL') || ')')
+           WHEN _bad_rank THEN
+               error('duckdb_ndcg: rank keys must be finite numbers (found NaN or infinity)')
+           WHEN _item IS NOT NULL THEN
+               error('duckdb_ndcg: rankings table ' || rankings || ' shows ' || item_col || ' '
+                     || _item || ' more than once in ranking ' || _key::VARCHAR
+                     || ' (pass duplicates := ''allow'' to score every impression)')
+           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(idcg, 0.0), 0), empty_ideal)
+       END::DOUBLE AS ndcg,
+       coalesce(dcg, 0.0)::DOUBLE AS dcg,
+       coalesce(idcg, 0.0)::DOUBLE AS idcg,
+       shown,
+       shown_relevant,
+       coalesce(relevant, 0) AS relevant
+FROM rankings_read
+CROSS JOIN cuts
+LEFT JOIN dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
+LEFT JOIN ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
+LEFT JOIN relevant ON _rel_q = _q
+LEFT JOIN repeated USING (_key)
+CROSS JOIN key_types
+CROSS JOIN grade_check{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing, query_col,
+--                     item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+--                     duplicates, event_col, mapping, collapse, time_col, unknown)
+--   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg_a, ndcg_b DOUBLE, filled VARCHAR,
+--            _in BOOLEAN)
+-- The per-query NDCG of two rankers side by side (internal; compare_rankers, compare_summary):
+-- every (slice, query, cutoff) either ranker showed, a ranker that did not show it scoring 0
+-- (`filled` names it), and _in, whether query_set keeps the row. missing = 'error' raises on a
+-- kept row that needed filling. See compare_rankers for the parameters.
+CREATE OR REPLACE MACRO _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by,
+                                            query_set, missing, query_col, item_col,
+                                            position_col, score_col, ties, gain, log_base,
+                                            empty_ideal, duplicates, event_col, mapping,
+                                            collapse, time_col, unknown) AS TABLE
+SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
+       CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
+       CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
+       CASE
+           WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
+               error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
+                     || coalesce(query_set, 'NULL') || '''')
+           WHEN missing NOT IN ('zero', 'error') THEN
+               error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
+                     || coalesce(missing, 'NULL') || '''')
+           WHEN (a._key IS NULL AND query_set IN ('either', 'b')
+                 OR b._key IS NULL AND query_set IN ('either', 'a')) AND missing = 'error' THEN
+               error('duckdb_ndcg: query ' || to_json(coalesce(a._key, b._key))
+                     || ' was shown by ranker ' || CASE WHEN a._key IS NULL THEN 'B' ELSE 'A' END
+                     || ' only (query_set := ''' || query_set
+                     || '''; pass missing := ''zero'' to score it 0 for the other)')
+           WHEN a._key IS NULL THEN 'a'
+           WHEN b._key IS NULL THEN 'b'
+       END AS filled,
+       (a._key IS NOT NULL OR query_set IN ('either', 'b'))
+           AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in
+FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
+                       score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                       mapping, collapse, time_col, unknown) AS a
+FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
+                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                            mapping, collapse, time_col, unknown) AS b
+    ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gains(grades, gain): the gains of a list of grades already validated by
@@ -305,142 +780,14 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_is_map(gain): whether a gain argument is a MAP from grade to gain (a MAP value or its text
--- form '{0=0, 1=1, 2=3}') rather than 'linear' or 'exponential' (internal).
-CREATE OR REPLACE MACRO _ndcg_is_map(gain) AS
-TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gain_error(gain, negative): NULL when the gain and negative arguments are valid, else an
--- error naming the argument (internal): NULL, an unknown value, a gain map holding a NaN,
--- infinite or NULL grade or gain, or a gain above 1e300. Constant arguments fold to NULL.
-CREATE OR REPLACE MACRO _ndcg_gain_error(gain, negative) AS
-CASE
-    WHEN negative IS NULL OR negative NOT IN ('error', 'zero') THEN
-        error('duckdb_ndcg: negative must be ''error'' or ''zero'', got '
-              || coalesce('''' || negative || '''', 'NULL'))
-    WHEN gain IS NULL THEN
-        error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
-              || 'got NULL')
-    WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
-        error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
-              || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
-    WHEN _ndcg_is_map(gain)
-         AND NOT coalesce(list_bool_and(list_transform(
-                 list_concat(map_keys(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
-                             map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))),
-                 lambda v: isfinite(v) AND abs(v) <= 1e300)), true) THEN
-        error('duckdb_ndcg: gain map ' || gain::VARCHAR
-              || ' has a NaN, infinite, NULL or too large (> 1e300) grade or gain')
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
---   rel       grade; NULL = unjudged, gain 0. Fractional grades are fine.
---   gain      'linear' (rel), 'exponential' (2^rel - 1), or a MAP from grade to gain
---             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
---   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
--- NaN and infinite grades are errors.
-CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
-CASE
-    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
-    WHEN rel IS NULL THEN 0.0::DOUBLE
-    WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
-        error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN rel < 0 AND negative = 'zero' THEN 0.0::DOUBLE
-    WHEN rel < 0 THEN
-        error('duckdb_ndcg: negative grade ' || rel::VARCHAR
-              || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
-        _ndcg_big_gain_error(rel, gain)
-    ELSE coalesce(_ndcg_gain_value(rel, gain),
-                  error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
-                        || gain::VARCHAR))
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_grade_error(rel, gain, negative): aggregate; NULL when a group's grades and the gain and
--- negative arguments are valid, else an error naming the problem (internal). Grades are checked
--- once per group from min/max (DuckDB orders NaN above every number), so the hot path can work on
--- raw grades: NaN or infinite grades, negative grades unless negative := 'zero', a bad gain or
--- negative argument (_ndcg_gain_error), a gain above 1e300 (its sums would overflow), a grade
--- missing from a gain map.
-CREATE OR REPLACE MACRO _ndcg_grade_error(rel, gain, negative) AS
-CASE
-    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
-    WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) OR isinf(min(rel)::DOUBLE) THEN
-        error('duckdb_ndcg: grade must be a finite number, got '
-              || CASE WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) THEN max(rel)::DOUBLE
-                      ELSE min(rel)::DOUBLE END::VARCHAR)
-    WHEN negative = 'error' AND min(rel) < 0 THEN
-        error('duckdb_ndcg: negative grade ' || min(rel)::VARCHAR
-              || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(max(rel), gain) > 1e300 THEN
-        _ndcg_big_gain_error(max(rel), gain)
-    WHEN _ndcg_is_map(gain)
-         AND min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
-                                    AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
-                                                          rel::DOUBLE) IS NULL) IS NOT NULL THEN
-        error('duckdb_ndcg: grade '
-              || min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
-                                        AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
-                                                              rel::DOUBLE) IS NULL)::VARCHAR
-              || ' is not in the gain map ' || gain::VARCHAR)
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
--- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
--- skips computing the gain of every row; a gain MAP is looked up.
-CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain) AS
-CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a
--- positive whole number, else 1 (internal). It never raises, so a literal k folds to a constant
--- and DuckDB drops the aggregates of the branches that k rules out; _ndcg_checked_k raises the
--- error for a bad k after aggregating.
-CREATE OR REPLACE MACRO _ndcg_top_n(k) AS
-greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_ideal_gains(rel, depth, gain): aggregate; the gains of a group's judged rows (non-NULL
--- rel, returned or not), best first: the depth best, or all when depth is NULL (internal). Grades
--- are ranked by grade, as linear and exponential gains grow with the grade (and grades <= 0 gain
--- 0, so only positive grades are read); a gain MAP need not, so its gains are ranked instead.
-CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain) AS
-CASE
-    WHEN _ndcg_is_map(gain) AND depth IS NULL THEN
-        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero'))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain)))
-    WHEN _ndcg_is_map(gain) THEN
-        max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
-    WHEN depth IS NULL THEN
-        _ndcg_gains(list_reverse_sort(list(rel)
-            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
-    ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
-             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_is_number_type(type_name): whether a typeof() name is a numeric type (or the NULL type of
--- an all-NULL column), the types grades and rank keys may have (internal).
-CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name) AS
-regexp_full_match(type_name,
-                  '"?NULL"?|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?(_LITERAL)?|FLOAT|DOUBLE|DECIMAL.*'){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_key_kind(type_name): the kind of a key column's type, for checking that two tables' keys
--- join without lossy casts (internal): every integer type is 'integer' (they compare exactly),
--- every other type is itself (VARCHAR joins VARCHAR only). NULL (an empty table) matches anything.
-CREATE OR REPLACE MACRO _ndcg_key_kind(type_name) AS
-CASE
-    WHEN type_name IS NULL THEN NULL
-    WHEN type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
-                       'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT') THEN 'integer'
-    ELSE type_name
-END{% endraw %}{%- endset -%}
+-- _ndcg_gained_rows(rel, rnk, gain, ties): aggregate; {r: rnk, g: gain} of every row of a group
+-- whose gain is not 0, in no particular order (ties = 'average' only; NULL otherwise); r is NULL
+-- for a judged row the ranker did not return. Most grades are 0 in practice, so this list is
+-- short: DCG is summed over its returned rows, each placed by its key in the sorted rank keys
+-- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
+CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
+list({r: rnk, g: _ndcg_gain_value(rel, gain)})
+    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_rank_error(rnk, ties, tie_key): aggregate; NULL when a group's rank keys and the ties
@@ -458,79 +805,30 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
--- query and slice columns (internal). A query or slice column of the same name would shadow them
--- (GROUP BY k over a slice named k), so the report refuses it.
-CREATE OR REPLACE MACRO _ndcg_report_columns() AS
-['k', 'ndcg', 'dcg', 'idcg', 'shown', 'shown_relevant', 'relevant', 'queries', 'mean_ndcg',
- 'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff']{% endraw %}{%- endset -%}
+-- _ndcg_read_depth(k): how many leading rows of a group the aggregates keep for cutoff k (internal).
+-- Up to 100, k itself, read with DuckDB's top-N aggregates (min(x, n), max_by(x, key, n)), which
+-- skip sorting; beyond, NULL: the whole group as a sorted list, cut at k afterwards. Top-N
+-- aggregates allocate n slots per group up front and need n < 1,000,000: on 100-row groups,
+-- min(x, 1001) takes 2.7x the memory of list() for the same time, and min(x, 10001) 20x and 25x
+-- the time, so a large k would cost memory and work beyond the data.
+CREATE OR REPLACE MACRO _ndcg_read_depth(k) AS
+CASE WHEN _ndcg_checked_k(k) <= 100 THEN _ndcg_checked_k(k) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_report_cuts(k): the cutoffs of a report as a BIGINT[] (internal). k is one cutoff or a
--- list of them; NULL (alone or in the list) means no cutoff. Each is checked by _ndcg_checked_k;
--- an empty list, and a cutoff listed twice (it would count every query twice in the means), are
--- errors.
-CREATE OR REPLACE MACRO _ndcg_report_cuts(k) AS
-list_transform(
-    [CASE
-         WHEN k IS NULL THEN [NULL::BIGINT]
-         ELSE list_transform(('[' || trim(k::VARCHAR, '[]') || ']')::VARCHAR[],
-                             lambda x: _ndcg_checked_k(CASE WHEN upper(trim(x)) = 'NULL' THEN NULL
-                                                            ELSE x::DOUBLE END))
-     END],
-    lambda cuts: CASE
-        WHEN len(cuts) = 0 THEN
-            error('duckdb_ndcg: k must be a cutoff or a non-empty list of cutoffs, got []')
-        WHEN len(list_distinct(list_transform(cuts, lambda x: coalesce(x, -1)))) < len(cuts) THEN
-            error('duckdb_ndcg: k lists a cutoff more than once: ' || k::VARCHAR)
-        ELSE cuts
-    END)[1]{% endraw %}{%- endset -%}
+-- _ndcg_tie_keys(rnk, depth, ties): aggregate; every returned rank key of a group, from which the
+-- size of a tie group that straddles position depth is counted (ties = 'average' with a depth
+-- only; NULL otherwise). The price of exact averaged ties in one pass: memory linear in the rows
+-- (internal).
+CREATE OR REPLACE MACRO _ndcg_tie_keys(rnk, depth, ties) AS
+list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_report_depth(k): how deep a report reads each ranking, from its k argument (one cutoff or
--- a list): the deepest cutoff, or NULL (the whole ranking) when one of them is NULL (internal).
--- Written without lambdas, so that a literal k folds to a constant and the report's aggregates
--- for the other depth drop out; a k that is not whole numbers reads whole rankings here and is
--- rejected by _ndcg_report_cuts.
-CREATE OR REPLACE MACRO _ndcg_report_depth(k) AS
-CASE
-    WHEN k IS NULL THEN NULL
-    WHEN list_count(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[]))
-         < len(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[])) THEN NULL
-    WHEN list_max(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[])) > 100 THEN NULL
-    ELSE list_max(TRY_CAST('[' || trim(k::VARCHAR, '[]') || ']' AS BIGINT[]))
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gained_rows(rel, rnk, gain, ties): aggregate; {r: rnk, g: gain} of every row of a group
--- whose gain is not 0, in no particular order (ties = 'average' only; NULL otherwise); r is NULL
--- for a judged row the ranker did not return. Most grades are 0 in practice, so this list is
--- short: DCG is summed over its returned rows, each placed by its key in the sorted rank keys
--- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
-CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
-list({r: rnk, g: _ndcg_gain_value(rel, gain)})
-    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain)){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_top_gained_rows(rel, rnk, depth, gain, ties): aggregate; like _ndcg_gained_rows, but only
--- the first depth rows with a non-zero gain (all when depth is NULL), read with top-N aggregates so
--- that memory stays bounded by depth. They hold every gained row before any cut <= depth, and
--- every gained row at the cut unless its tie group straddles the cut, whose gain sum a second
--- pass supplies (ndcg_report). Equal keys may pair with each other's gains: a row's contribution
--- depends only on its key and gain (internal).
-CREATE OR REPLACE MACRO _ndcg_top_gained_rows(rel, rnk, depth, gain, ties) AS
-CASE
-    WHEN depth IS NULL THEN _ndcg_gained_rows(rel, rnk, gain, ties)
-    -- [x] with lambda t binds the aggregates outside the lambda body, where the branch folds
-    ELSE list_transform(
-        [{r: min(rnk, _ndcg_top_n(depth))
-                 FILTER (WHERE depth IS NOT NULL AND ties = 'average'
-                               AND _ndcg_has_gain(rel, gain)),
-          g: min_by(_ndcg_gain_value(rel, gain), rnk, _ndcg_top_n(depth))
-                 FILTER (WHERE depth IS NOT NULL AND ties = 'average'
-                               AND _ndcg_has_gain(rel, gain))}],
-        lambda t: list_transform(t.r, lambda x, i: {r: x, g: t.g[i]}))[1]
-END{% endraw %}{%- endset -%}
+-- _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a
+-- positive whole number, else 1 (internal). It never raises, so a literal k folds to a constant
+-- and DuckDB drops the aggregates of the branches that k rules out; _ndcg_checked_k raises the
+-- error for a bad k after aggregating.
+CREATE OR REPLACE MACRO _ndcg_top_n(k) AS
+greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_top_grades(rel, rnk, depth, ties, tie_key): aggregate; the grades of a group's first
@@ -554,20 +852,6 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_top_items(item, rnk, depth, ties): aggregate; the items of a group's first depth + 1
--- returned rows in ranked order (all of them when depth is NULL), read like _ndcg_top_grades: the
--- rows a cutoff can see, where a duplicate item would change the metric (internal).
-CREATE OR REPLACE MACRO _ndcg_top_items(item, rnk, depth, ties) AS
-CASE
-    WHEN depth IS NULL THEN list(item) FILTER (WHERE rnk IS NOT NULL AND depth IS NULL)
-    WHEN ties = 'key' THEN
-        max_by(item, {a: -rnk, b: item}, _ndcg_top_n(depth) + 1)
-            FILTER (WHERE rnk IS NOT NULL AND depth IS NOT NULL AND ties = 'key')
-    ELSE min_by(item, rnk, _ndcg_top_n(depth) + 1)
-             FILTER (WHERE depth IS NOT NULL AND ties <> 'key')
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- _ndcg_top_keys(rnk, depth, ties): aggregate; the rank keys of a group's first depth + 1 returned
 -- rows (non-NULL rnk), ascending, read with a top-N aggregate that never sorts the whole group; all
 -- of them, sorted, when depth is NULL. NULL for ties = 'key', whose tie key has broken every tie
@@ -580,321 +864,6 @@ CASE
     ELSE min(rnk, _ndcg_top_n(depth) + 1)
              FILTER (WHERE depth IS NOT NULL AND ties = 'average')
 END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
--- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
--- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
-CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping) AS
-CASE
-    WHEN mapping IS NULL THEN
-        CASE event_type::VARCHAR
-            WHEN 'impression' THEN 0.0 WHEN 'view' THEN 0.0
-            WHEN 'click' THEN 1.0
-            WHEN 'add_to_cart' THEN 2.0 WHEN 'cart' THEN 2.0
-            WHEN 'purchase' THEN 3.0
-        END
-    ELSE map_extract_value(mapping, event_type::VARCHAR)
-END::DOUBLE{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- event_relevance(events, query_col := 'query_id', item_col := 'item_id', event_col := 'event_type',
---                 mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error')
---   -> TABLE(query_id, item_id, rel DOUBLE)
--- Graded relevance from a log of user actions: one row per (query, item) of table `events` (a
--- name, quoted as in SQL when it needs quotes), ready to be joined to a ranking as judgments.
---   query_col, item_col, event_col  names (strings) of the columns of `events` to read.
---   mapping    MAP from event type to grade; NULL = the seeds' default: impression/view 0,
---              click 1, add_to_cart/cart 2, purchase 3 (exact, case-sensitive names). A given map
---              replaces the default. A mapping kept in a table can be passed as a subquery:
---              mapping := (SELECT map(list(event_type), list(grade)) FROM my_mapping).
---   collapse   how the events of one (query, item) become one grade: 'max' (best action), 'sum'
---              (grades add up), 'last' (grade of the latest event by time_col; equal times keep
---              the higher grade; a NULL time counts as earlier than every time).
---   time_col   name of the timestamp column; needed by collapse := 'last' only, and must be a
---              date, time, timestamp or number (text would compare alphabetically).
---   unknown    'error': an event type the mapping lacks is an error listing every such type;
---              'ignore': such rows are dropped (a (query, item) with only unknown events is left
---              out, so it is not judged).
--- NULL query or item keys are an error; a NULL event type is an unknown type.
--- Example: SELECT * FROM event_relevance('events', mapping := MAP {'click': 1, 'order': 5});
-CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_col := 'item_id',
-                                        event_col := 'event_type', mapping := NULL,
-                                        collapse := 'max', time_col := NULL,
-                                        unknown := 'error') AS TABLE
-WITH graded AS NOT MATERIALIZED (
-    SELECT COLUMNS(lambda c: c = query_col) AS query_id,
-           COLUMNS(lambda c: c = item_col) AS item_id,
-           COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
-           COLUMNS(lambda c: c = coalesce(time_col, event_col)) AS event_time,
-           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS grade
-    FROM query_table(events)
-),
-collapsed AS (
-    SELECT query_id, item_id,
-           CASE collapse
-               WHEN 'max' THEN max(grade)
-               WHEN 'sum' THEN sum(grade)
-               WHEN 'last' THEN arg_max(grade, {known: event_time IS NOT NULL, t: event_time, g: grade})
-                                   FILTER (WHERE grade IS NOT NULL)
-           END AS rel
-    FROM graded
-    GROUP BY query_id, item_id
-),
-time_type AS (
-    -- read from one row: the type of time_col, which collapse := 'last' orders by
-    SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type
-    FROM query_table(events) LIMIT 1
-),
-unknown_found AS (
-    -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
-    SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
-               AS types,
-           count(*) FILTER (WHERE query_id IS NULL OR item_id IS NULL) AS null_keys
-    FROM graded
-)
-SELECT query_id, item_id,
-       CASE
-           WHEN collapse IS NULL OR collapse NOT IN ('max', 'sum', 'last') THEN
-               error('duckdb_ndcg: collapse must be ''max'', ''sum'' or ''last'', got '
-                     || coalesce('''' || collapse || '''', 'NULL'))
-           WHEN collapse = 'last' AND time_col IS NULL THEN
-               error('duckdb_ndcg: collapse := ''last'' needs time_col := <timestamp column>')
-           WHEN collapse = 'last'
-                AND NOT regexp_matches(time_type, '^(DATE|TIME|TIMESTAMP|TIMESTAMP_.*|TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL.*)$') THEN
-               error('duckdb_ndcg: time_col ' || time_col || ' of events table ' || events || ' is '
-                     || time_type || '; collapse := ''last'' needs a date, time, timestamp or '
-                     || 'number (cast text times, e.g. ' || time_col || '::TIMESTAMP, in a view)')
-           WHEN unknown IS NULL OR unknown NOT IN ('error', 'ignore') THEN
-               error('duckdb_ndcg: unknown must be ''error'' or ''ignore'', got '
-                     || coalesce('''' || unknown || '''', 'NULL'))
-           WHEN NOT coalesce(list_bool_and(list_transform(map_values(mapping),
-                                                          lambda g: coalesce(isfinite(g::DOUBLE), false))), true) THEN
-               error('duckdb_ndcg: mapping ' || mapping::VARCHAR
-                     || ' gives an event type a NaN, infinite or NULL grade')
-           WHEN unknown_found.null_keys > 0 THEN
-               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col
-                     || ' or ' || item_col)
-           WHEN unknown = 'error' AND len(unknown_found.types) > 0 THEN
-               error('duckdb_ndcg: events table ' || events || ' has event types the mapping lacks: '
-                     || array_to_string(unknown_found.types, ', ')
-                     || ' (give them a grade in mapping, or pass unknown := ''ignore'')')
-           ELSE rel
-       END AS rel
-FROM collapsed, unknown_found LEFT JOIN time_type ON true
-WHERE rel IS NOT NULL OR unknown = 'error' OR unknown_found.null_keys > 0{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
---                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
---                   time_col, unknown)
---   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
---            relevant)
--- The engine of ndcg_report and compare_rankers (internal; see ndcg_report for the parameters).
--- One join of the rankings with the grades that have a gain (usually few) and one aggregation per
--- (slice, query) read the rank keys of the first max(k) + 1 rows and the first max(k) gained rows
--- of each ranking with top-N aggregates (core _ndcg_top_*), so the state per ranking is bounded
--- by the cutoff, not by the ranking; every cutoff is read off those lists (core _ndcg_dcg_at). A
--- tie group that straddles a cutoff (ties = 'average') needs its full size and gain sum: a second pass joins the rankings with just those (ranking, rank key)
--- pairs. The ideal comes from the graded events of each query (core _ndcg_ideal_gains, as idcg
--- does), so shown and unshown graded items both count in it. duplicates = 'error' checks the rows
--- a cutoff reads (the first max(k) + 1, and whole straddling tie groups; all rows when k is NULL
--- or above 100, where whole rankings are read):
--- a duplicate further down cannot change NDCG@k.
-CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col,
-                                          position_col, score_col, ties, gain, log_base,
-                                          empty_ideal, duplicates, event_col, mapping, collapse,
-                                          time_col, unknown) AS TABLE
-WITH graded AS (
-    SELECT query_id AS _q, item_id AS _i, rel
-    FROM event_relevance(events, query_col := query_col, item_col := item_col,
-                         event_col := event_col, mapping := mapping, collapse := collapse,
-                         time_col := time_col, unknown := unknown)
-),
-gained AS (
-    -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
-    -- grades, so the join with the rankings builds a small hash table
-    SELECT _q, _i, rel FROM graded WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
-),
-cfg AS (
-    -- the cutoffs, parsed once: expressions with lambdas are not folded to constants
-    SELECT _ndcg_report_cuts(k) AS _cuts
-),
-key_types AS (
-    -- the key columns' types, read from one row of each table: keys of different kinds would
-    -- join through implicit casts ('07' and '7.0' both equal to 7), so they are refused
-    SELECT [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(rankings) LIMIT 1),
-            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(rankings) LIMIT 1),
-            (SELECT typeof(COLUMNS(lambda c: c = coalesce(score_col, position_col)))
-             FROM query_table(rankings) LIMIT 1)]
-               AS _shown_types,
-           [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
-            (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
-               AS _event_types
-),
-shown AS NOT MATERIALIZED (
-    SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
-           COLUMNS(lambda c: c = query_col) AS _q,
-           COLUMNS(lambda c: c = item_col) AS _i,
-           CASE WHEN score_col IS NULL THEN 1 ELSE -1 END
-               * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
-    FROM query_table(rankings)
-),
-ranked AS (
-    SELECT _key, _q,
-           CASE WHEN _ndcg_rank_error(_rnk, ties, _i) IS NULL
-                THEN _ndcg_top_keys(_rnk, _ndcg_report_depth(k), ties)
-           END AS top_keys,
-           CASE WHEN ties = 'key' THEN _ndcg_top_grades(rel, _rnk, _ndcg_report_depth(k), ties, _i)
-           END AS top_grades,
-           _ndcg_top_gained_rows(rel, _rnk, _ndcg_report_depth(k), gain, ties) AS gained_rows,
-           _ndcg_top_items(_i, _rnk, _ndcg_report_depth(k), ties) AS top_items,
-           count(*) AS shown,
-           count(*) FILTER (WHERE rel > 0) AS shown_relevant,
-           bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) AS null_keys
-    FROM shown LEFT JOIN gained USING (_q, _i)
-    GROUP BY _key, _q
-),
-ideal AS (
-    SELECT _q,
-           CASE WHEN _ndcg_grade_error(rel, gain, 'error') IS NULL
-                THEN _ndcg_ideal_gains(rel, _ndcg_report_depth(k), gain)
-           END AS ideal_gains,
-           count(*) FILTER (WHERE rel > 0) AS relevant
-    FROM graded
-    GROUP BY _q
-),
-cuts AS (
-    SELECT ranked.*, cut.k AS _k, least(cut.k, shown) AS _m,
-           CASE WHEN _ndcg_straddles(top_keys, least(cut.k, shown))
-                THEN top_keys[least(cut.k, shown)] END AS _straddle
-    FROM ranked, cfg, unnest(_cuts) AS cut(k)
-),
-straddling AS (
-    SELECT s._key, s._rnk AS _straddle, count(*) AS _count,
-           count(DISTINCT s._i) AS _items,
-           any_value(s._i) FILTER (WHERE s._i IS NOT NULL) AS _item,
-           coalesce(sum(_ndcg_gain(gained.rel, gain, 'zero')), 0.0) AS _gain
-    FROM shown AS s
-    SEMI JOIN (SELECT DISTINCT _key, _straddle FROM cuts WHERE _straddle IS NOT NULL) AS b
-        ON s._key = b._key AND s._rnk = b._straddle
-    LEFT JOIN gained ON s._q = gained._q AND s._i = gained._i
-    GROUP BY s._key, s._rnk
-)
-SELECT _key, _k,
-       CASE
-           WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
-               error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
-                     || coalesce('''' || duplicates || '''', 'NULL'))
-           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
-               error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
-                     || rankings || ' must be a number, got ' || _shown_types[3]
-                     || ' (cast it in a view)')
-           WHEN _ndcg_key_kind(_shown_types[1]) <> _ndcg_key_kind(_event_types[1])
-                OR _ndcg_key_kind(_shown_types[2]) <> _ndcg_key_kind(_event_types[2]) THEN
-               error('duckdb_ndcg: key columns differ in type: rankings ' || rankings || ' has '
-                     || query_col || ' ' || _shown_types[1] || ', ' || item_col || ' '
-                     || _shown_types[2] || ' but events ' || events || ' has ' || query_col || ' '
-                     || _event_types[1] || ', ' || item_col || ' ' || _event_types[2]
-                     || ' (cast one side in a view so that ids compare as the same kind)')
-           -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
-           WHEN len(slice_by) > 0
-                AND list_any_value(list_filter(
-                    slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
-                IS NOT NULL THEN
-               error('duckdb_ndcg: rankings table ' || rankings || ' has no column '
-                     || list_any_value(list_filter(
-                            slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
-                     || ' (named in slice_by)')
-           WHEN list_has_any(list_append(slice_by, query_col), _ndcg_report_columns()) THEN
-               error('duckdb_ndcg: column '
-                     || list_intersect(list_append(slice_by, query_col), _ndcg_report_columns())[1]
-                     || ' of rankings table ' || rankings || ' has the name of a result column ('
-                     || array_to_string(_ndcg_report_columns(), ', ')
-                     || '): rename it in a view')
-           WHEN null_keys THEN
-               error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
-                     || item_col || ' or ' || coalesce(score_col, position_col)
-                     || ' (query ' || coalesce(_q::VARCHAR, 'NULL') || ')')
-           WHEN duplicates = 'error'
-                AND (len(list_distinct(top_items)) < len(top_items) OR _items < _count) THEN
-               error('duckdb_ndcg: rankings table ' || rankings || ' shows ' || item_col || ' '
-                     || coalesce(list_filter(top_items, lambda x, p: list_position(top_items, x) < p)[1],
-                                 _item)::VARCHAR
-                     || ' more than once in ranking ' || _key::VARCHAR
-                     || ' (pass duplicates := ''allow'' to score every impression)')
-           ELSE coalesce(_ndcg_dcg_at(top_keys, top_grades, gained_rows, _m, _count, _gain, gain, log_base)
-                         / nullif(_ndcg_sum_discounted(coalesce(ideal_gains, []), _k, log_base), 0),
-                         empty_ideal)
-       END AS ndcg,
-       _ndcg_dcg_at(top_keys, top_grades, gained_rows, _m, _count, _gain, gain, log_base) AS dcg,
-       _ndcg_sum_discounted(coalesce(ideal_gains, []), _k, log_base) AS idcg,
-       shown,
-       shown_relevant,
-       coalesce(relevant, 0) AS relevant
-FROM cuts LEFT JOIN ideal USING (_q) LEFT JOIN straddling USING (_key, _straddle), key_types{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing, query_col,
---                     item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
---                     duplicates, event_col, mapping, collapse, time_col, unknown)
---   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg_a, ndcg_b DOUBLE, filled VARCHAR,
---            _in BOOLEAN)
--- The per-query NDCG of two rankers side by side (internal; compare_rankers, compare_summary):
--- every (slice, query, cutoff) either ranker showed, a ranker that did not show it scoring 0
--- (`filled` names it), and _in, whether query_set keeps the row. missing = 'error' raises on a
--- kept row that needed filling. See compare_rankers for the parameters.
-CREATE OR REPLACE MACRO _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by,
-                                            query_set, missing, query_col, item_col,
-                                            position_col, score_col, ties, gain, log_base,
-                                            empty_ideal, duplicates, event_col, mapping,
-                                            collapse, time_col, unknown) AS TABLE
-SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
-       CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
-       CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
-       CASE
-           WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
-               error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
-                     || coalesce(query_set, 'NULL') || '''')
-           WHEN missing NOT IN ('zero', 'error') THEN
-               error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
-                     || coalesce(missing, 'NULL') || '''')
-           WHEN (a._key IS NULL AND query_set IN ('either', 'b')
-                 OR b._key IS NULL AND query_set IN ('either', 'a')) AND missing = 'error' THEN
-               error('duckdb_ndcg: query ' || to_json(coalesce(a._key, b._key))
-                     || ' was shown by ranker ' || CASE WHEN a._key IS NULL THEN 'B' ELSE 'A' END
-                     || ' only (query_set := ''' || query_set
-                     || '''; pass missing := ''zero'' to score it 0 for the other)')
-           WHEN a._key IS NULL THEN 'a'
-           WHEN b._key IS NULL THEN 'b'
-       END AS filled,
-       (a._key IS NOT NULL OR query_set IN ('either', 'b'))
-           AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in
-FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
-                       score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                       mapping, collapse, time_col, unknown) AS a
-FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
-                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                            mapping, collapse, time_col, unknown) AS b
-    ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_read_depth(k): how many leading rows of a group the aggregates keep for cutoff k (internal).
--- Up to 100, k itself, read with DuckDB's top-N aggregates (min(x, n), max_by(x, key, n)), which
--- skip sorting; beyond, NULL: the whole group as a sorted list, cut at k afterwards. Top-N
--- aggregates allocate n slots per group up front and need n < 1,000,000: on 100-row groups,
--- min(x, 1001) takes 2.7x the memory of list() for the same time, and min(x, 10001) 20x and 25x
--- the time, so a large k would cost memory and work beyond the data.
-CREATE OR REPLACE MACRO _ndcg_read_depth(k) AS
-CASE WHEN _ndcg_checked_k(k) <= 100 THEN _ndcg_checked_k(k) END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_tie_keys(rnk, depth, ties): aggregate; every returned rank key of a group, from which the
--- size of a tie group that straddles position depth is counted (ties = 'average' with a depth
--- only; NULL otherwise). The price of exact averaged ties in one pass: memory linear in the rows
--- (internal).
-CREATE OR REPLACE MACRO _ndcg_tie_keys(rnk, depth, ties) AS
-list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative):
@@ -1117,6 +1086,26 @@ CASE
     WHEN k IS NOT NULL THEN k
     WHEN full_ideal THEN NULL
     ELSE n_ranked
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ideal_gains(rel, depth, gain): aggregate; the gains of a group's judged rows (non-NULL
+-- rel, returned or not), best first: the depth best, or all when depth is NULL (internal). Grades
+-- are ranked by grade, as linear and exponential gains grow with the grade (and grades <= 0 gain
+-- 0, so only positive grades are read); a gain MAP need not, so its gains are ranked instead.
+CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain) AS
+CASE
+    WHEN _ndcg_is_map(gain) AND depth IS NULL THEN
+        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero'))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain)))
+    WHEN _ndcg_is_map(gain) THEN
+        max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
+    WHEN depth IS NULL THEN
+        _ndcg_gains(list_reverse_sort(list(rel)
+            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
+    ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
+             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1850,23 +1839,28 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff,
-       -- one window partition for every count: the rows the query set leaves out count in
-       -- queries_dropped only, then go
-       avg(ndcg_b - ndcg_a) FILTER (WHERE _in) OVER _w AS mean_diff,
-       count(*) FILTER (WHERE _in) OVER _w AS queries,
-       filled,
-       count(filled) FILTER (WHERE _in) OVER _w AS queries_filled,
-       count(*) FILTER (WHERE NOT _in) OVER _w AS queries_dropped
-FROM (
+WITH pairs AS (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
     FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
                              query_col, item_col, position_col, score_col, ties, gain, log_base,
                              empty_ideal, duplicates, event_col, mapping, collapse, time_col,
                              unknown)
+),
+totals AS (
+    -- one hash aggregate per (slice, cutoff) for every count: the rows the query set leaves
+    -- out count in queries_dropped only
+    SELECT _slice AS _t_slice, _k AS _t_k,
+           avg(ndcg_b - ndcg_a) FILTER (WHERE _in) AS mean_diff,
+           count(*) FILTER (WHERE _in) AS queries,
+           count(filled) FILTER (WHERE _in) AS queries_filled,
+           count(*) FILTER (WHERE NOT _in) AS queries_dropped
+    FROM pairs
+    GROUP BY _slice, _k
 )
-WINDOW _w AS (PARTITION BY _slice, _k)
-QUALIFY _in
+SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff, mean_diff, queries, filled,
+       queries_filled, queries_dropped
+FROM pairs JOIN totals ON _slice = _t_slice AND _k IS NOT DISTINCT FROM _t_k
+WHERE _in
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2225,6 +2219,34 @@ SELECT count(*) AS sampled,
        count(*) FILTER (WHERE EXISTS (SELECT 1 FROM shown WHERE shown._q = graded._q
                                                            AND shown._i = graded._i)) AS matched
 FROM graded{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- event_relevance(events, query_col := 'query_id', item_col := 'item_id', event_col := 'event_type',
+--                 mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error')
+--   -> TABLE(query_id, item_id, rel DOUBLE)
+-- Graded relevance from a log of user actions: one row per (query, item) of table `events` (a
+-- name, quoted as in SQL when it needs quotes), ready to be joined to a ranking as judgments.
+--   query_col, item_col, event_col  names (strings) of the columns of `events` to read.
+--   mapping    MAP from event type to grade; NULL = the seeds' default: impression/view 0,
+--              click 1, add_to_cart/cart 2, purchase 3 (exact, case-sensitive names). A given map
+--              replaces the default. A mapping kept in a table can be passed as a subquery:
+--              mapping := (SELECT map(list(event_type), list(grade)) FROM my_mapping).
+--   collapse   how the events of one (query, item) become one grade: 'max' (best action), 'sum'
+--              (grades add up), 'last' (grade of the latest event by time_col; equal times keep
+--              the higher grade; a NULL time counts as earlier than every time).
+--   time_col   name of the timestamp column; needed by collapse := 'last' only, and must be a
+--              date, time, timestamp or number (text would compare alphabetically).
+--   unknown    'error': an event type the mapping lacks is an error listing every such type;
+--              'ignore': such rows are dropped (a (query, item) with only unknown events is left
+--              out, so it is not judged).
+-- NULL query or item keys are an error; a NULL event type is an unknown type.
+-- Example: SELECT * FROM event_relevance('events', mapping := MAP {'click': 1, 'order': 5});
+CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_col := 'item_id',
+                                        event_col := 'event_type', mapping := NULL,
+                                        collapse := 'max', time_col := NULL,
+                                        unknown := 'error') AS TABLE
+SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse,
+                                    time_col, unknown, false){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
@@ -2626,15 +2648,18 @@ ORDER BY query_id, cut.k{% endraw %}{%- endset -%}
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
 --   gain, log_base, empty_ideal: as for the ndcg aggregate.
---   duplicates    'error': an item shown twice among the rows a cutoff reads (the first
---                 max(k) + 1 of a (slice, query), all when k is NULL or above 100) is an error naming it; a
---                 duplicate further down cannot change NDCG@k and just counts in `shown`;
---                 'allow': every impression is a ranked row.
+--   duplicates    'error': an item shown twice among the rows a cutoff reads (those whose tie
+--                 group starts within the first max(k) + 1 positions of a (slice, query), all
+--                 when k is NULL) is an error naming it; a duplicate further down cannot change
+--                 NDCG@k and just counts in `shown`; 'allow': every impression is a ranked row.
 -- Rules: the queries are those of `rankings` (events of other queries are ignored); a graded item
 -- never shown counts in IDCG only (judged but not returned, as in trec_eval); a shown item without
 -- events has grade 0; a query with no positive grade gets ndcg = empty_ideal (an empty events
 -- table gives every query empty_ideal). shown = rows shown, shown_relevant = shown with grade > 0,
 -- relevant = items with grade > 0 in the events of the query. NULL keys are errors.
+-- Memory: the plan is made of hash aggregates, a join and one sort per ranking, which DuckDB
+-- spills to disk, so logs larger than memory_limit finish (100M events under 1GB).
+-- ndcg_summary and compare_rankers use the same plan.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
 CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                     query_col := 'query_id', item_col := 'item_id',
