@@ -56,6 +56,9 @@ def to_sql(
     full_ideal: bool = False,
     threshold: Real = 1,
     negative: str = "error",
+    max_grade: Real = 4,
+    p: Real = 0.8,
+    denominator: str = "relevant",
     query_col: str = "query_id",
     item_col: str = "item_id",
     rel_col: str = "rel",
@@ -65,16 +68,23 @@ def to_sql(
     """One SQL statement computing `metric` per query on `dialect`, from `table` read like the
     aggregate macros (NULL rnk = judged, not returned; NULL rel = unjudged).
 
+    Metrics: ndcg, dcg, idcg, cg, precision_at_k, recall_at_k, hit_rate, reciprocal_rank,
+    average_precision, r_precision, f1_at_k, bpref, err, rbp, rbp_residual, judged_at_k (METRICS).
     Conventions are the macros' (k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
-    full_ideal, threshold, negative). The result has `query_id` and one column: the metric's name
-    when `metric` and `k` are single values, else `column_name(metric, k)` for each metric and
-    cutoff (`ndcg_at_10`, `precision_at_5`; `ndcg` for k None). Bad grades (negative, not in a
+    full_ideal, threshold, negative; err's max_grade, rbp's p, the denominator of recall_at_k
+    and average_precision); r_precision and bpref take no k. Under ties='average' the
+    order-dependent metrics (hit_rate, reciprocal_rank, average_precision, err, bpref) raise an
+    engine error where a tie group's order could change the value (the macros return the
+    expectation over tied orders there); ties='key' always answers. The result has `query_id`
+    and one column: the metric's name when `metric` and `k` are single values, else
+    `column_name(metric, k)` for each metric and cutoff (`ndcg_at_10`, `precision_at_5`; `ndcg` for k None). Bad grades (negative, not in a
     gain map) and missing tie keys raise an engine error, as the macros do.
 
     Example::
 
         to_sql("ndcg", "spark", table="runs", k=10, gain="exponential")
-        # duckdb-ndcg sql --dialect spark --metric ndcg --k 10 --table runs
+        # duckdb-ndcg sql ndcg --dialect spark --k 10 --table runs --gain exponential
+        to_sql("err", "postgres", table="runs", k=20, max_grade=3, ties="key", tie_key="item_id")
     """
     name = _normalize(dialect)
     metrics = metric_names(metric)
@@ -89,8 +99,11 @@ def to_sql(
         full_ideal=full_ideal,
         threshold=threshold,
         negative=negative,
+        max_grade=max_grade,
+        p=p,
+        denominator=denominator,
     )
-    validate(metrics, opts)
+    validate(metrics, opts, ks)
     for label, value in (
         ("query_col", query_col),
         ("item_col", item_col),

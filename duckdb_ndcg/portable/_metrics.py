@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
@@ -31,12 +32,52 @@ FAMILY_METRICS = (
     "hit_rate",
     "reciprocal_rank",
     "average_precision",
+    "r_precision",
+    "f1_at_k",
+    "bpref",
+    "err",
+    "rbp",
+    "rbp_residual",
+    "judged_at_k",
 )
 METRICS = GAIN_METRICS + FAMILY_METRICS
 _ALIASES = {"precision": "precision_at_k", "recall": "recall_at_k"}
+# The options each metric takes here besides k, ties and tie_key, as in the macros' signatures
+# (the family's empty_ideal is the macros' only: this SQL gives 0.0 to a query with nothing
+# relevant). validate derives "<option> applies only to ..." from this table.
+_TAKES: dict[str, tuple[str, ...]] = {
+    "ndcg": ("gain", "log_base", "negative", "empty_ideal", "clamp_k", "full_ideal"),
+    "dcg": ("gain", "log_base", "negative"),
+    "idcg": ("gain", "log_base", "negative"),
+    "cg": ("gain", "negative"),
+    "precision_at_k": ("threshold",),
+    "recall_at_k": ("threshold", "denominator"),
+    "hit_rate": ("threshold",),
+    "reciprocal_rank": ("threshold",),
+    "average_precision": ("threshold", "denominator"),
+    "r_precision": ("threshold",),
+    "f1_at_k": ("threshold",),
+    "bpref": ("threshold",),
+    "err": ("max_grade",),
+    "rbp": ("p", "threshold"),
+    "rbp_residual": ("p",),
+    "judged_at_k": (),
+}
+_NO_TIES = ("idcg",)  # the ideal sorts grades, not rank keys
+_WHOLE_RANKING = ("r_precision", "bpref")  # no cutoff: R and bpref read every returned row
+# What each metric may divide by (the macros' _ndcg_denominator choices), the default first.
+_DENOMINATORS = {
+    "recall_at_k": ("relevant", "min_k"),
+    "average_precision": ("relevant", "min_k", "retrieved"),
+}
 # Family metrics whose value depends on the order of tied rank keys: the macros return the
-# expectation over tied orders (ties='average'); this SQL does not compute it yet and raises.
-_ORDER_DEPENDENT = ("hit_rate", "reciprocal_rank", "average_precision")
+# expectation over tied orders (ties='average'); this SQL does not compute it yet and raises where
+# a tie group before the cut could change the value (see Builder._tie_guard). rbp, precision,
+# recall, r_precision, f1_at_k and judged_at_k are linear in each row's value: the tie group's
+# mean at each position is their exact expectation.
+_ORDER_DEPENDENT = ("hit_rate", "reciprocal_rank", "average_precision", "err", "bpref")
+# Per-row values and their tie-group means (ties='average'), as ranked_sum reads them.
+_TIE_MEAN = {"_g": "_ga", "_h": "_ha", "_jud": "_ja", "_u": "_ua"}
 
 K = int | None
 
@@ -54,6 +95,9 @@ class Options:
     full_ideal: bool
     threshold: Real
     negative: str
+    max_grade: Real = 4
+    p: Real = 0.8
+    denominator: str = "relevant"
 
 
 @dataclass(frozen=True)
@@ -105,8 +149,18 @@ def column_name(metric: str, k: K) -> str:
     return stem if k is None else f"{stem}_at_{k}"
 
 
-def validate(metrics: list[str], opts: Options) -> None:
-    """ValueError for a bad convention, or one given to metrics that do not use it."""
+def _shown(value: object) -> str:
+    """A value as the macros print it in their errors: NULL, or its text."""
+    return "NULL" if value is None else str(value)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value))
+
+
+def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> None:
+    """ValueError for a bad convention, or one given to metrics that do not use it. The new
+    family options (max_grade, p, denominator) fail with the macros' own wording."""
     gain = opts.gain
     if isinstance(gain, Mapping):
         if not gain:
@@ -135,19 +189,42 @@ def validate(metrics: list[str], opts: Options) -> None:
         if not isinstance(getattr(opts, flag), bool):
             # ValueError for every bad argument, as the rest of the API (STYLE.md).
             raise ValueError(f"{flag} must be True or False; got {getattr(opts, flag)!r}")  # noqa: TRY004
-    used = {
-        "gain": (opts.gain != "linear", ("ndcg", "dcg", "idcg", "cg")),
-        "log_base": (opts.log_base != 2, ("ndcg", "dcg", "idcg")),
-        "negative": (opts.negative != "error", GAIN_METRICS),
-        "empty_ideal": (opts.empty_ideal != 0.0, ("ndcg",)),
-        "clamp_k": (opts.clamp_k, ("ndcg",)),
-        "full_ideal": (opts.full_ideal, ("ndcg",)),
-        "threshold": (opts.threshold != 1, FAMILY_METRICS),
-        "ties": (opts.ties != "average", tuple(m for m in METRICS if m != "idcg")),
+    if not (_is_number(opts.max_grade) and opts.max_grade > 0):
+        raise ValueError(f"max_grade must be a positive number, got {_shown(opts.max_grade)}")
+    if not (_is_number(opts.p) and 0 < opts.p < 1):
+        raise ValueError(f"p must be a number between 0 and 1 (exclusive), got {_shown(opts.p)}")
+    for metric in [*(m for m in metrics if m in _DENOMINATORS), "average_precision"]:
+        # the metric's own choices, else (no metric takes it) every choice there is
+        allowed = _DENOMINATORS[metric]
+        if opts.denominator not in allowed:
+            got = "NULL" if opts.denominator is None else f"'{opts.denominator}'"
+            choices = " or ".join(f"'{choice}'" for choice in allowed)
+            raise ValueError(f"denominator must be {choices}, got {got}")
+    defaults = {
+        "gain": "linear",
+        "log_base": 2,
+        "negative": "error",
+        "empty_ideal": 0.0,
+        "clamp_k": False,
+        "full_ideal": False,
+        "threshold": 1,
+        "max_grade": 4,
+        "p": 0.8,
+        "denominator": "relevant",
     }
-    for name, (given, users) in used.items():
-        if given and not set(metrics) & set(users):
+    for name, default in defaults.items():
+        users = [m for m in METRICS if name in _TAKES[m]]
+        if getattr(opts, name) != default and not set(metrics) & set(users):
             raise ValueError(f"{name} applies only to {', '.join(users)}; metric is {metrics!r}")
+    users = [m for m in METRICS if m not in _NO_TIES]
+    if opts.ties != "average" and not set(metrics) & set(users):
+        raise ValueError(f"ties applies only to {', '.join(users)}; metric is {metrics!r}")
+    cut = [k for k in ks if k is not None]
+    for metric in metrics:
+        if metric in _WHOLE_RANKING and cut:
+            raise ValueError(
+                f"k does not apply to {metric}, which reads whole rankings; got {cut[0]}"
+            )
 
 
 class Builder:
@@ -161,7 +238,8 @@ class Builder:
         self.ks = ks
         self.opts = opts
         self.gains = bool(set(metrics) & set(GAIN_METRICS))
-        self.family = bool(set(metrics) & set(FAMILY_METRICS))
+        # the relevance flag _h, its tie-group mean and running count: metrics with a threshold
+        self.family = any("threshold" in _TAKES[m] for m in metrics)
         self.keys: tuple[str, ...] = ()  # set by build: the ranking's key columns besides _q
 
     # -- per-row expressions ---------------------------------------------------------------
@@ -277,7 +355,46 @@ class Builder:
                     ident("_h"),
                 )
             )
+        if "err" in self.metrics:
+            extra.append(exp.alias_(self.stop_probability(), ident("_e")))
+        if "bpref" in self.metrics:  # judged and not relevant
+            extra.append(
+                exp.alias_(
+                    case(
+                        (exp.Is(this=col("_rel"), expression=exp.null()), number(0)),
+                        (
+                            exp.GTE(this=col("_rel"), expression=number(self.opts.threshold)),
+                            number(0),
+                        ),
+                        default=number(1),
+                    ),
+                    ident("_nr"),
+                )
+            )
+        if "rbp_residual" in self.metrics:  # unjudged
+            extra.append(exp.alias_(exp.Sub(this=number(1), expression=col("_jud")), ident("_u")))
         return inner.select(*extra, append=True) if extra else inner
+
+    def stop_probability(self) -> exp.Expression:
+        """err's R = (2^grade - 1) / 2^max_grade (unjudged: 0); a grade outside 0..max_grade is
+        the macro's error."""
+        rel, top = col("_rel"), self.opts.max_grade
+        outside = exp.or_(
+            exp.LT(this=rel.copy(), expression=number(0)),
+            exp.GT(this=rel.copy(), expression=number(top)),
+        )
+        message = f"duckdb_ndcg: err needs grades between 0 and max_grade {top}, got "
+        return case(
+            (exp.Is(this=rel.copy(), expression=exp.null()), double(0)),
+            (outside, self._raiser(outside.copy(), concat(message, rel.copy()))),
+            default=div(
+                exp.Sub(
+                    this=exp.Pow(this=double(2), expression=double(rel.copy())),
+                    expression=double(1),
+                ),
+                exp.Pow(this=double(2), expression=double(number(top))),
+            ),
+        )
 
     def _order(self, column: str, desc: bool) -> exp.Ordered:
         # Every ORDER BY key is non-NULL within its partition (returned rows, judged rows), so the
@@ -291,14 +408,23 @@ class Builder:
         partition: list[str],
         order: list[tuple[str, bool]] | None = None,
         running: bool = False,
+        before: bool = False,
     ) -> exp.Window:
-        spec = (
-            exp.WindowSpec(
+        """func OVER (PARTITION BY ... ORDER BY ...); `running`: the rows up to the current one,
+        `before`: the rows strictly before it."""
+        spec = None
+        if running:
+            spec = exp.WindowSpec(
                 kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"
             )
-            if running
-            else None
-        )
+        elif before:
+            spec = exp.WindowSpec(
+                kind="ROWS",
+                start="UNBOUNDED",
+                start_side="PRECEDING",
+                end="1",
+                end_side="PRECEDING",
+            )
         return exp.Window(
             this=func,
             partition_by=[col(c) for c in partition],
@@ -346,6 +472,39 @@ class Builder:
                     ident("_j"),
                 )
             )
+        query, ranked = ["_q", *self.keys], ["_q", *self.keys, "_ret"]
+        if "judged_at_k" in self.metrics:
+            projections.append(
+                exp.alias_(self._window(exp.Avg(this=double(col("_jud"))), group), ident("_ja"))
+            )
+        if "rbp_residual" in self.metrics:
+            projections.append(
+                exp.alias_(self._window(exp.Avg(this=double(col("_u"))), group), ident("_ua"))
+            )
+        if "err" in self.metrics:
+            # log of the chance to reach the row: sum of ln(1 - R) over the rows before it
+            survive = ln(exp.Sub(this=double(1), expression=col("_e")))
+            projections += [
+                exp.alias_(
+                    self._window(exp.Sum(this=survive), ranked, [("_p", False)], before=True),
+                    ident("_es"),
+                ),
+                exp.alias_(self._window(exp.Min(this=col("_e")), group), ident("_emin")),
+                exp.alias_(self._window(exp.Max(this=col("_e")), group), ident("_emax")),
+            ]
+        if "bpref" in self.metrics:
+            projections += [
+                exp.alias_(
+                    self._window(exp.Sum(this=col("_nr")), ranked, [("_p", False)], running=True),
+                    ident("_y"),
+                ),
+                exp.alias_(self._window(exp.Avg(this=double(col("_nr"))), group), ident("_na")),
+                exp.alias_(self._window(exp.Sum(this=col("_nr")), query), ident("_nt")),
+            ]
+        if "bpref" in self.metrics or "r_precision" in self.metrics:
+            projections.append(
+                exp.alias_(self._window(exp.Sum(this=col("_h")), query), ident("_rt"))
+            )
         return exp.select("*", *projections).from_(exp.to_table(ident("_pos")))
 
     # -- aggregates ------------------------------------------------------------------------
@@ -366,16 +525,39 @@ class Builder:
     def _sum0(self, term: exp.Expression) -> exp.Expression:
         return coalesce(exp.Sum(this=term), double(0))
 
-    def ranked_sum(self, k: K, discounted: bool, value: str) -> exp.Expression:
-        """DCG/CG of the returned rows cut at k (value `_g`/`_h`, or its tie-group mean)."""
-        term = col(value)
-        if self.opts.ties == "average":
-            term = col({"_g": "_ga", "_h": "_ha"}[value])
-        if discounted:
+    def ranked_sum(self, k: K, value: str, weight: str = "none") -> exp.Expression:
+        """The weighted sum of a per-row value over the returned rows cut at k, each row's value
+        its tie-group mean under ties='average' (the exact expectation over tied orders). Weight
+        of position q: 'log', 1 / log_base(q + 1) (DCG); 'none', 1 (CG, hit counts);
+        'geometric', (1 - p) p^(q - 1) (RBP)."""
+        term = col(_TIE_MEAN[value] if self.opts.ties == "average" else value)
+        if weight == "log":
             term = div(term, self._discount("_p"))
+        elif weight == "geometric":
+            term = exp.Mul(this=double(term), expression=self._geometric("_p"))
         else:
             term = double(term)
         return self._sum0(case((self._within(k), term)))
+
+    def _geometric(self, position: str) -> exp.Expression:
+        """(1 - p) * p^(position - 1), in DOUBLEs."""
+        p = double(number(self.opts.p))
+        return exp.Mul(
+            this=exp.paren(exp.Sub(this=double(1), expression=p), copy=False),
+            expression=exp.Pow(
+                this=p.copy(),
+                expression=double(exp.Sub(this=col(position), expression=number(1))),
+            ),
+        )
+
+    def _returned(self, k: K) -> exp.Expression:
+        """least(k, returned rows) without LEAST (its NULL rules differ by engine)."""
+        returned = exp.Count(this=col("_rnk"))
+        if k is None:
+            return returned
+        return case(
+            (exp.LT(this=returned, expression=number(k)), returned.copy()), default=number(k)
+        )
 
     def ideal(self, cut: exp.Expression | None) -> exp.Expression:
         conds = [eq(col("_jud"), number(1))]
@@ -393,18 +575,44 @@ class Builder:
             return number(k)
         return None if opts.full_ideal else col("_n")
 
-    def _tie_guard(self, metric: str, k: K, value: exp.Expression) -> exp.Expression:
-        """An error for order-dependent metrics when rank keys tie within the first k + 1
-        returned rows (a tie group starting at position <= k): the macros return the expectation
-        over tied orders there, which this portable SQL does not compute yet."""
-        if self.opts.ties == "key" or metric not in _ORDER_DEPENDENT:
-            return value
-        conds = [exp.GT(this=col("_gn"), expression=number(1))]
+    def _order_matters(self, metric: str, k: K) -> exp.Expression:
+        """Whether a returned row's tie group could change `metric` by its order: the group
+        starts at a position <= k and mixes relevant with other rows (hit_rate: and straddles k,
+        else the same rows are found), rows of different grades (err), or relevant with judged
+        non-relevant rows (bpref; unjudged rows are skipped)."""
+        if metric == "err":
+            conds = [exp.LT(this=col("_emin"), expression=col("_emax"))]
+        elif metric == "bpref":
+            conds = [
+                exp.GT(this=col("_ha"), expression=number(0)),
+                exp.GT(this=col("_na"), expression=number(0)),
+            ]
+        else:
+            conds = [
+                exp.GT(this=col("_ha"), expression=number(0)),
+                exp.LT(this=col("_ha"), expression=number(1)),
+            ]
         if k is not None:
             conds.append(exp.LTE(this=col("_grp"), expression=number(k)))
-        flag = exp.Max(
-            this=case((exp.and_(eq(col("_ret"), number(1)), *conds), number(1)), default=number(0))
-        )
+            if metric == "hit_rate":
+                last = exp.Sub(
+                    this=exp.Add(this=col("_grp"), expression=col("_gn")), expression=number(1)
+                )
+                conds.append(exp.GT(this=last, expression=number(k)))
+        elif metric == "hit_rate":
+            return exp.false()
+        return exp.and_(eq(col("_ret"), number(1)), *conds)
+
+    def _tie_guard(self, metric: str, k: K, value: exp.Expression) -> exp.Expression:
+        """An error for order-dependent metrics when a tie group whose order could change the
+        value starts within the first k returned rows: the macros return the expectation over
+        tied orders there, which this portable SQL does not compute yet."""
+        if self.opts.ties == "key" or metric not in _ORDER_DEPENDENT:
+            return value
+        matters = self._order_matters(metric, k)
+        if isinstance(matters, exp.Boolean):
+            return value
+        flag = exp.Max(this=case((matters, number(1)), default=number(0)))
         message = concat(
             f"duckdb_ndcg: {metric} depends on the order of tied rank keys; pass "
             'ties="key", tie_key=<item column>; query ',
@@ -412,19 +620,32 @@ class Builder:
         )
         return self._raise(eq(flag, number(1)), message, value)
 
+    def _denominator(self, k: K) -> exp.Expression:
+        """What recall_at_k and average_precision divide by: every relevant judged row,
+        least(relevant, k) ('min_k'), or the relevant rows among the first k ('retrieved')."""
+        relevant = exp.Sum(this=col("_h"))
+        if self.opts.denominator == "min_k" and k is not None:
+            return case(
+                (exp.LT(this=relevant, expression=number(k)), relevant.copy()), default=number(k)
+            )
+        if self.opts.denominator == "retrieved":
+            return self.ranked_sum(k, "_h")
+        return relevant
+
     def metric(self, metric: str, k: K) -> exp.Expression:
         opts = self.opts
         if metric == "dcg":
-            return self.ranked_sum(k, True, "_g")
+            return self.ranked_sum(k, "_g", "log")
         if metric == "cg":
-            return self.ranked_sum(k, False, "_g")
+            return self.ranked_sum(k, "_g")
         if metric == "idcg":
             return self.ideal(None if k is None else number(k))
         if metric == "ndcg":
             empty = null_double() if opts.empty_ideal is None else double(opts.empty_ideal)
             return coalesce(
                 div(
-                    self.ranked_sum(k, True, "_g"), nullif(self.ideal(self.ndcg_cut(k)), double(0))
+                    self.ranked_sum(k, "_g", "log"),
+                    nullif(self.ideal(self.ndcg_cut(k)), double(0)),
                 ),
                 empty,
             )
@@ -432,20 +653,61 @@ class Builder:
         hit = eq(col("_h"), number(1))
         if metric == "precision_at_k":
             denominator = number(k) if k is not None else exp.Count(this=col("_rnk"))
-            value = div(self.ranked_sum(k, False, "_h"), nullif(denominator, number(0)))
+            value = div(self.ranked_sum(k, "_h"), nullif(denominator, number(0)))
         elif metric == "recall_at_k":
-            value = div(self.ranked_sum(k, False, "_h"), nullif(relevant, number(0)))
+            value = div(self.ranked_sum(k, "_h"), nullif(self._denominator(k), number(0)))
         elif metric == "hit_rate":
             found = exp.Max(this=case((self._within(k, hit), number(1)), default=number(0)))
             value = case((eq(found, number(1)), double(1)), default=double(0))
         elif metric == "reciprocal_rank":
             value = div(double(1), exp.Min(this=case((self._within(k, hit), col("_p")))))
-        else:  # average_precision
+        elif metric == "average_precision":
             value = div(
                 exp.Sum(this=case((self._within(k, hit), div(double(col("_j")), col("_p"))))),
+                nullif(self._denominator(k), number(0)),
+            )
+        elif metric == "r_precision":  # relevant rows among the first R, R = relevant rows
+            within_r = exp.LTE(this=col("_p"), expression=col("_rt"))
+            term = double(col("_ha" if opts.ties == "average" else "_h"))
+            value = div(
+                self._sum0(case((self._within(None, within_r), term))), nullif(relevant, number(0))
+            )
+        elif metric == "f1_at_k":  # 2 hits / (k + relevant)
+            size = number(k) if k is not None else exp.Count(this=col("_rnk"))
+            value = div(
+                exp.Mul(this=double(2), expression=self.ranked_sum(k, "_h")),
+                nullif(exp.Add(this=size, expression=relevant), number(0)),
+            )
+        elif metric == "bpref":
+            value = div(
+                self._sum0(case((self._within(None, hit), self._bpref_term()))),
                 nullif(relevant, number(0)),
             )
+        elif metric == "err":  # sum over q of R_q / q * prod_{i < q} (1 - R_i)
+            reach = exp.Exp(this=coalesce(col("_es"), double(0)))
+            term = exp.Mul(this=div(double(col("_e")), double(col("_p"))), expression=reach)
+            value = self._sum0(case((self._within(k), term)))
+        elif metric == "rbp":
+            value = self.ranked_sum(k, "_h", "geometric")
+        elif metric == "rbp_residual":  # unjudged rows' weight, plus p^m after the m rows read
+            rest = exp.Pow(this=double(number(opts.p)), expression=double(self._returned(k)))
+            value = exp.Add(this=self.ranked_sum(k, "_u", "geometric"), expression=rest)
+        else:  # judged_at_k
+            value = div(self.ranked_sum(k, "_jud"), nullif(self._returned(k), number(0)))
         return self._tie_guard(metric, k, coalesce(value, double(0)))
+
+    def _bpref_term(self) -> exp.Expression:
+        """A relevant returned row's 1 - min(y, R) / min(N, R), y the judged non-relevant rows
+        above it, R and N the query's relevant and judged non-relevant rows (1 when y = 0)."""
+
+        def least(a: str, b: str) -> exp.Expression:
+            return case((exp.LT(this=col(a), expression=col(b)), col(a)), default=col(b))
+
+        share = div(double(least("_y", "_rt")), nullif(least("_nt", "_rt"), number(0)))
+        return case(
+            (eq(col("_y"), number(0)), double(1)),
+            default=exp.Sub(this=double(1), expression=share),
+        )
 
     def parts(
         self,

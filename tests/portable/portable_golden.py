@@ -9,6 +9,14 @@ golden (query_id, item_id, rel, rnk), DOUBLE grades and rank keys:
   q5  nothing returned, two judged items
   q6  a tie only at positions 3-4 (order-dependent metrics are fine for k <= 2)
 golden_int: q1, q2, q4-like rows with INTEGER grades and ranks (integer division/POWER traps).
+golden_ties: ties whose order changes no metric (equal grades; non-relevant rows only; an
+  all-relevant group straddling k = 3), so the order-dependent metrics answer under
+  ties='average' too:
+  t1  grades 2, 2 tied at positions 1-2; unjudged and grade 0 tied at 3-4; grade 0 rows tied at
+      6-7; a judged item never returned
+  t2  grade 0, then grades 1, 1, 1 tied at positions 2-4, unjudged and grade 0 tied at 5-6
+  t3  fractional grades, no ties
+  t4  two unjudged rows tied: nothing relevant
 """
 
 from __future__ import annotations
@@ -61,6 +69,29 @@ GOLDEN_INT: list[tuple[Any, ...]] = [
     ("q7", "d", 1, None),
 ]
 
+GOLDEN_TIES: list[tuple[Any, ...]] = [
+    ("t1", "a", 2.0, 1.0),
+    ("t1", "b", 2.0, 1.0),
+    ("t1", "c", None, 2.0),
+    ("t1", "d", 0.0, 2.0),
+    ("t1", "e", 1.0, 3.0),
+    ("t1", "f", 3.0, None),
+    ("t1", "g", 0.0, 4.0),
+    ("t1", "h", 0.0, 4.0),
+    ("t2", "a", 0.0, 1.0),
+    ("t2", "b", 1.0, 2.0),
+    ("t2", "c", 1.0, 2.0),
+    ("t2", "d", 1.0, 2.0),
+    ("t2", "e", None, 3.0),
+    ("t2", "f", 0.0, 3.0),
+    ("t2", "g", 4.0, 5.0),
+    ("t3", "a", 0.5, 1.0),
+    ("t3", "b", 3.5, 2.0),
+    ("t3", "c", 1.0, None),
+    ("t4", "a", None, 1.0),
+    ("t4", "b", None, 1.0),
+]
+
 # Event pipeline: rankings (query_id, item_id, position) and events (query_id, item_id, event_type).
 RANKINGS: list[tuple[Any, ...]] = [
     ("s1", "a", 1),
@@ -89,6 +120,7 @@ EVENTS: list[tuple[Any, ...]] = [
 TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[Any, ...]]]] = {
     "golden": (COLUMNS, GOLDEN),
     "golden_int": (INT_COLUMNS, GOLDEN_INT),
+    "golden_ties": (COLUMNS, GOLDEN_TIES),
     "rankings": ([("query_id", "TEXT"), ("item_id", "TEXT"), ("position", "BIGINT")], RANKINGS),
     "events": ([("query_id", "TEXT"), ("item_id", "TEXT"), ("event_type", "TEXT")], EVENTS),
 }

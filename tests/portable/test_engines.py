@@ -11,7 +11,7 @@ from portable_golden import EVENTS, RANKINGS
 
 from duckdb_ndcg.portable import METRICS, column_name, events_to_sql, to_sql
 from duckdb_ndcg.portable._metrics import _ORDER_DEPENDENT as ORDER_DEPENDENT
-from duckdb_ndcg.portable._metrics import Options, validate
+from duckdb_ndcg.portable._metrics import _WHOLE_RANKING as WHOLE_RANKING
 
 GAIN_MAP = {0: 0, 0.5: 1, 1: 1, 1.5: 2, 2: 3, 2.5: 5, 3: 7}
 CONVENTIONS: dict[str, dict[str, Any]] = {
@@ -28,25 +28,26 @@ CONVENTIONS: dict[str, dict[str, Any]] = {
     "clamp": {"k": 10, "clamp_k": True},
     "full-ideal": {"full_ideal": True},
     "threshold2": {"k": 4, "threshold": 2, "ties": "key", "tie_key": "item_id"},
-}
-OPTION_DEFAULTS = {
-    "gain": "linear",
-    "ties": "average",
-    "tie_key": None,
-    "log_base": 2,
-    "empty_ideal": 0.0,
-    "clamp_k": False,
-    "full_ideal": False,
-    "threshold": 1,
-    "negative": "error",
+    "threshold2-all": {"threshold": 2, "ties": "key", "tie_key": "item_id"},
+    "max-grade3-key": {"k": 4, "max_grade": 3, "ties": "key", "tie_key": "item_id"},
+    "max-grade4.5-key-all": {"max_grade": 4.5, "ties": "key", "tie_key": "item_id"},
+    "max-grade2.5-too-small": {"k": 2, "max_grade": 2.5},  # q1 has grade 3: an error
+    "p0.5": {"k": 4, "p": 0.5},
+    "p0.95-key-all": {"p": 0.95, "ties": "key", "tie_key": "item_id"},
+    "min-k": {"k": 2, "denominator": "min_k"},
+    "min-k-straddle": {"k": 4, "denominator": "min_k"},
+    "min-k-all": {"denominator": "min_k"},
+    "retrieved": {"k": 2, "denominator": "retrieved"},
+    "retrieved-key": {"k": 4, "denominator": "retrieved", "ties": "key", "tie_key": "item_id"},
 }
 ERROR_TEXT = {"sqlite": "malformed JSON"}  # SQLite cannot carry our message
+TOLERANCE = 1e-12
 
 
 def applies(metric: str, conventions: dict[str, Any]) -> bool:
-    options = {**OPTION_DEFAULTS, **{n: v for n, v in conventions.items() if n != "k"}}
+    """Whether to_sql takes these conventions for this metric (each option has its metrics)."""
     try:
-        validate([metric], Options(**options))
+        to_sql(metric, "duckdb", table="golden", **conventions)
     except ValueError:
         return False
     return True
@@ -75,7 +76,8 @@ def _literal(value: Any) -> str:
 def macro_sql(metric: str, table: str, k: int | None, conventions: dict[str, Any]) -> str:
     """The reference: the DuckDB aggregate macro with the same conventions (test-owned values)."""
     args = ["rel"] if metric == "idcg" else ["rel", "rnk"]
-    args.append(_literal(k))
+    if metric not in WHOLE_RANKING:
+        args.append(f"k := {_literal(k)}")  # by name: rbp's third parameter is p
     for name, value in conventions.items():
         if name == "k":
             continue
@@ -97,7 +99,13 @@ def expected(
         rows = reference.execute(macro_sql(metric, table, k, conventions)).fetchall()
     except duckdb.Error as error:
         return error
-    return dict(rows)
+    result = dict(rows)
+    if metric == "r_precision":
+        # sql/r_precision.sql with ties='key' gives NULL, not 0.0, to a query with relevant judged
+        # rows and nothing returned (golden q5): list_count of a NULL list. ties='average', the
+        # other family metrics and trec_eval (Rprec) give 0.0, and so does the portable SQL.
+        result = {q: 0.0 if v is None else v for q, v in result.items()}
+    return result
 
 
 def run(engine: Engine, sql: str) -> dict[str, tuple[Any, ...]]:
@@ -137,19 +145,24 @@ def test_metric_matches_macros(
         got = run(engine, sql)
     assert set(got) == set(truth)
     for query_id, value in truth.items():
-        assert got[query_id] == (pytest.approx(value, abs=1e-9, nan_ok=False),), query_id
+        assert got[query_id] == (pytest.approx(value, abs=TOLERANCE, nan_ok=False),), query_id
 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_integer_columns(engine: Engine, reference: duckdb.DuckDBPyConnection, metric: str) -> None:
     """BIGINT grades and ranks: no integer division, no integer POWER on any engine."""
-    conventions: dict[str, Any] = {"k": 3}
+    k = None if metric in WHOLE_RANKING + ("judged_at_k",) else 3
+    conventions: dict[str, Any] = {"k": k}
     if applies(metric, {"gain": "exponential"}):
         conventions["gain"] = "exponential"
-    if metric in ("hit_rate", "reciprocal_rank", "average_precision", "precision_at_k"):
+    if metric in ("hit_rate", "reciprocal_rank", "average_precision", "precision_at_k", "bpref"):
         conventions["threshold"] = 2
+    if metric == "err":  # an integer max_grade: no integer POWER
+        conventions["max_grade"] = 3
+    if metric in ("rbp", "rbp_residual"):
+        conventions["p"] = 0.5
     got = run(engine, to_sql(metric, engine.dialect, table="golden_int", **conventions))
-    truth = expected(reference, metric, "golden_int", 3, conventions)
+    truth = expected(reference, metric, "golden_int", k, conventions)
     assert isinstance(truth, dict)
     assert any(0 < v < 1 for v in truth.values() if v is not None) or metric in (
         "dcg",
@@ -157,7 +170,7 @@ def test_integer_columns(engine: Engine, reference: duckdb.DuckDBPyConnection, m
         "hit_rate",
         "idcg",
     )
-    assert got == {q: (pytest.approx(v, abs=1e-9),) for q, v in truth.items()}
+    assert got == {q: (pytest.approx(v, abs=TOLERANCE),) for q, v in truth.items()}
 
 
 def test_cutoffs_and_metrics_in_one_statement(
@@ -171,7 +184,7 @@ def test_cutoffs_and_metrics_in_one_statement(
         truth = expected(reference, metric, "golden", k, {})
         assert isinstance(truth, dict)
         for query_id, value in truth.items():
-            assert got[query_id][position] == pytest.approx(value, abs=1e-9), (metric, k)
+            assert got[query_id][position] == pytest.approx(value, abs=TOLERANCE), (metric, k)
 
 
 def test_column_names(duckdb_engine: Engine) -> None:
@@ -211,14 +224,94 @@ def test_bad_input_raises_on_engine(
     assert_engine_raises(engine, to_sql(metric, engine.dialect, table="bad", **conventions))
 
 
+@pytest.mark.parametrize(
+    ("metric", "k"), [(m, 4) for m in ORDER_DEPENDENT if m != "bpref"] + [("bpref", None)]
+)
 def test_tied_order_metric_is_a_gap_of_the_portable_sql(
-    engine: Engine, reference: duckdb.DuckDBPyConnection
+    engine: Engine, reference: duckdb.DuckDBPyConnection, metric: str, k: int | None
 ) -> None:
-    """The macros give the expectation over tied orders; the portable SQL refuses, loudly."""
-    truth = expected(reference, "reciprocal_rank", "bad", None, {})
-    assert not isinstance(truth, duckdb.Error)
+    """The macros give the expectation over tied orders; where a tie group's order changes the
+    value (golden q1: grades 3, 0, 1 tied at positions 3-5) the portable SQL refuses, loudly."""
+    truth = expected(reference, metric, "golden", k, {})
+    assert isinstance(truth, dict)
     assert all(0.0 <= value <= 1.0 for value in truth.values())
-    assert_engine_raises(engine, to_sql("reciprocal_rank", engine.dialect, table="bad"))
+    with pytest.raises(Exception) as caught:
+        engine.run(to_sql(metric, engine.dialect, table="golden", k=k))
+    text = ERROR_TEXT.get(engine.dialect, f"duckdb_ndcg: {metric} depends on the order of tied")
+    assert text in str(caught.value)
+
+
+# Every tie of golden_ties is one whose order changes none of the metrics: a group of equal
+# grades, of non-relevant rows only (unjudged or grade 0), or a group straddling the cut whose
+# rows are all relevant. The order-dependent metrics answer there, with ties='average' too.
+ORDER_FREE_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"denominator": "min_k"},
+    {"denominator": "retrieved"},
+    {"p": 0.6},
+    {"max_grade": 5},
+]
+ORDER_FREE = [
+    pytest.param(m, k, o, id=f"{m}-{k}-{'-'.join(f'{n}={v}' for n, v in o.items()) or 'default'}")
+    for m in METRICS
+    for k in (None, 1, 3, 10)
+    for o in ORDER_FREE_OPTIONS
+    if applies(m, {"k": k, **o})
+]
+
+
+@pytest.mark.parametrize(("metric", "k", "options"), ORDER_FREE)
+def test_ties_whose_order_cannot_matter(
+    engine: Engine,
+    reference: duckdb.DuckDBPyConnection,
+    metric: str,
+    k: int | None,
+    options: dict[str, Any],
+) -> None:
+    got = run(engine, to_sql(metric, engine.dialect, table="golden_ties", k=k, **options))
+    truth = expected(reference, metric, "golden_ties", k, options)
+    assert isinstance(truth, dict)
+    assert got == {q: (pytest.approx(v, abs=TOLERANCE),) for q, v in truth.items()}
+
+
+# A bad option of the family fails in Python with the macros' own wording.
+BAD_OPTIONS = [
+    ("err", {"max_grade": 0}),
+    ("err", {"max_grade": -1.5}),
+    ("err", {"max_grade": None}),
+    ("rbp", {"p": 1}),
+    ("rbp", {"p": 0}),
+    ("rbp", {"p": None}),
+    ("rbp_residual", {"p": 1.5}),
+    ("recall_at_k", {"denominator": "retrieved"}),
+    ("average_precision", {"denominator": "max"}),
+    ("average_precision", {"denominator": None}),
+]
+
+
+@pytest.mark.parametrize(("metric", "options"), BAD_OPTIONS)
+def test_bad_family_option_has_the_macros_wording(
+    reference: duckdb.DuckDBPyConnection, metric: str, options: dict[str, Any]
+) -> None:
+    truth = expected(reference, metric, "golden", None, options)
+    assert isinstance(truth, duckdb.Error)
+    with pytest.raises(ValueError) as caught:
+        to_sql(metric, "duckdb", table="golden", **options)
+    assert str(caught.value) == str(truth).split("duckdb_ndcg: ", 1)[1]
+
+
+@pytest.mark.parametrize("max_grade", [4, 0.5])
+def test_err_grade_outside_the_scale_raises_on_engine(
+    engine: Engine, reference: duckdb.DuckDBPyConnection, max_grade: float
+) -> None:
+    """bad: grades -1 (b1) and 7 (b2); golden: grade 3 above max_grade 0.5 (q1)."""
+    table = "bad" if max_grade == 4 else "golden"
+    truth = expected(reference, "err", table, None, {"max_grade": max_grade})
+    head = f"duckdb_ndcg: err needs grades between 0 and max_grade {max_grade}, got "
+    assert isinstance(truth, duckdb.Error) and head in str(truth)
+    with pytest.raises(Exception) as caught:
+        engine.run(to_sql("err", engine.dialect, table=table, max_grade=max_grade))
+    assert ERROR_TEXT.get(engine.dialect, head) in str(caught.value)
 
 
 def _pytrec_ndcg(k: int) -> dict[str, float]:
