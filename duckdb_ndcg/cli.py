@@ -682,9 +682,9 @@ def _demo(args: argparse.Namespace) -> None:
 
 
 _OUT_OF_MEMORY = (
-    "The report keeps a state per ranking that DuckDB does not spill to disk: raise DuckDB's "
-    "memory_limit, or, for a judged run (query, item, rel, rnk), use the run_report(...) table "
-    "macro, made of operators that spill"
+    "The report's plan spills to disk, but DuckDB still needs some working memory per thread "
+    "(tens of MB): raise --memory-limit (DuckDB's memory_limit), run with fewer threads, and "
+    "check that DuckDB's temp_directory has free space"
 )
 
 
