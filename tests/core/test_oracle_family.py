@@ -178,6 +178,17 @@ def test_denominators_and_empty_queries(con) -> None:
         con.execute("SELECT err(rel + 1, rnk, max_grade := 1) FROM t").fetchall()
 
 
+
+@pytest.mark.parametrize("ties", ["average", "key"])
+def test_r_precision_of_a_query_that_returned_nothing_is_zero(con, ties: str) -> None:
+    """Relevant judged rows, none returned (rnk NULL): R-precision 0, not NULL, in both tie modes
+    (trec_eval's Rprec of such a query is 0)."""
+    got = con.execute(
+        f"SELECT r_precision(rel, rnk, ties := '{ties}', tie_key := i) "
+        "FROM (VALUES (1, NULL::INT, 1), (2, NULL, 2), (0, NULL, 3)) t(rel, rnk, i)"
+    ).fetchall()
+    assert got == [(0.0,)]
+
 # -- averaged ties: the exact expectation over every tied order ---------------------------------
 
 

@@ -2729,10 +2729,11 @@ CREATE OR REPLACE MACRO r_precision(rel, rnk, threshold := 1, ties := 'average',
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
-            list_count(list_filter(
+            -- coalesce: a query that returned no row has no list, and no hit
+            coalesce(list_count(list_filter(
                 _ndcg_head(_ndcg_relevant_in_order(rel, rnk, NULL, threshold, ties, tie_key),
                            sum(_ndcg_relevant(rel, threshold))),
-                lambda hit: hit = 1))::DOUBLE
+                lambda hit: hit = 1)), 0)::DOUBLE
         ELSE
             list_transform([_ndcg_relevant_groups(rel, rnk, NULL, threshold, ties, tie_key)],
                            lambda r: _ndcg_expected_hits(r.groups, r.relevant))[1]
