@@ -10,6 +10,8 @@ Examples::
 
     python benchmarks/run.py --rows 1000000 --reps 3
     python benchmarks/run.py --rows 100000000 --systems ndcg@10 --memory-limit 1GB
+    python benchmarks/run.py --rows 20000000 --data benchmarks/data/page --memory-limit 500MB \
+        --threads 2 --systems ndcg_report@10 ndcg_summary@10 compare_rankers@10
     python benchmarks/run.py --growth
 """
 
@@ -35,6 +37,8 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 RESULTS = HERE / "results"
 K = 10
+THREADS: int | None = None  # --threads: DuckDB's threads setting in the children (None: default)
+_CHILD_ARGS: list[str] = []  # --data / --threads, passed on to every child
 TOLERANCE = 1e-9
 # OpenBLAS variables set on this machine for old OpenBLAS builds; they slow a current numpy, so the
 # children of this benchmark (and only they) run without them.
@@ -67,6 +71,8 @@ def _duckdb(paths: dict[str, Path], memory_limit: str | None):
     import duckdb_ndcg
 
     con = duckdb.connect()
+    if THREADS is not None:
+        con.execute(f"SET threads = {int(THREADS)}")
     if memory_limit is not None:
         spill = DATA / "spill"
         spill.mkdir(exist_ok=True)
@@ -81,6 +87,8 @@ def _duckdb(paths: dict[str, Path], memory_limit: str | None):
     con.execute(
         "CREATE VIEW judged_rnk AS SELECT query_id, item_id, rel, -score AS rnk FROM judged"
     )
+    # a second ranker for compare_rankers: the same rankings, so each query is scored twice
+    con.execute("CREATE VIEW rankings_b AS SELECT * FROM rankings")
     return con
 
 
@@ -306,6 +314,30 @@ SYSTEMS = [
         note="from raw events; positions follow the trec_eval order",
     ),
     System(
+        "ndcg_summary@10",
+        "project",
+        KEY,
+        _sql(
+            f"SELECT sum(mean_ndcg * queries) / sum(queries) "
+            f"FROM ndcg_summary('rankings', 'events', k := {K})"
+        ),
+        note="mean NDCG@10 with its t-interval, from raw events",
+    ),
+    System(
+        "compare_rankers@10",
+        "project",
+        KEY,
+        _sql(f"SELECT avg(ndcg_a) FROM compare_rankers('rankings', 'rankings_b', 'events', k := {K})"),
+        note="two rankers (here the same one twice) side by side per query, from raw events",
+    ),
+    System(
+        "run_report@10",
+        "project",
+        AVERAGE,
+        _sql(f"SELECT avg(value) FROM run_report('judged_rnk', k := {K})"),
+        note="judged run (query, item, rel, rnk = -score) in long format; ties averaged",
+    ),
+    System(
         "portable SQL@10",
         "project",
         AVERAGE,
@@ -426,6 +458,7 @@ def measure(name: str, rows: int, memory_limit: str | None, timeout: float) -> d
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", name, "--rows", str(rows)]
     if memory_limit:
         cmd += ["--memory-limit", memory_limit]
+    cmd += _CHILD_ARGS
     try:
         done = subprocess.run(
             cmd,
@@ -673,6 +706,7 @@ def growth(out: Path) -> str:
 
 
 def main() -> None:
+    global DATA, THREADS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=3)
@@ -684,6 +718,10 @@ def main() -> None:
         help="names from the table (default: all)",
     )
     parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit, e.g. 1GB")
+    parser.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all)")
+    parser.add_argument(
+        "--data", type=Path, default=DATA, help="folder of generate.py's files (benchmarks/data)"
+    )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per measurement")
     parser.add_argument(
         "--out",
@@ -696,6 +734,8 @@ def main() -> None:
     parser.add_argument("--growth", action="store_true", help="write results/growth.md")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    DATA, THREADS = args.data.resolve(), args.threads
+    _CHILD_ARGS[:] = ["--data", str(DATA)] + (["--threads", str(THREADS)] if THREADS else [])
     if args.worker:
         worker(args.worker, args.rows, args.memory_limit)
         return
@@ -710,6 +750,8 @@ def main() -> None:
     out = args.out
     if out is None and not args.no_save:
         suffix = f"-{args.memory_limit}" if args.memory_limit else ""
+        if DATA != (HERE / "data").resolve():  # another shape, e.g. benchmarks/data/page
+            suffix = f"-{DATA.name}{suffix}"
         out = RESULTS / f"{args.rows}{suffix}.md"
     command = "python benchmarks/run.py " + " ".join(sys.argv[1:])
     bench(args.rows, args.systems, args.reps, args.memory_limit, args.timeout, out, command)
