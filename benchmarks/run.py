@@ -499,15 +499,19 @@ def machine() -> dict[str, str]:
 
 
 def _commit() -> str:
-    """The checkout's commit, marked when sql/ has uncommitted changes (the macros measured)."""
+    """The checkout's commit, marked when sql/ or the package has uncommitted changes (what was
+    measured); benchmarks/spark.py uses it too."""
     git = ["git", "-C", str(HERE.parent)]
     head = subprocess.run(
         [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     dirty = subprocess.run(
-        [*git, "status", "--porcelain", "--", "sql"], capture_output=True, text=True, check=False
+        [*git, "status", "--porcelain", "--", "sql", "duckdb_ndcg"],
+        capture_output=True,
+        text=True,
+        check=False,
     ).stdout.strip()
-    return (head or "unknown") + (" + uncommitted sql/ changes" if dirty else "")
+    return (head or "unknown") + (" + uncommitted sql/ or package changes" if dirty else "")
 
 
 def _blas_kernel() -> str:

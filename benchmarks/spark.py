@@ -45,6 +45,8 @@ from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlparse
 
+from run import _commit  # benchmarks/run.py, beside this script
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 RESULTS = HERE / "results"
@@ -292,20 +294,6 @@ def machine() -> dict[str, str]:
     facts["macros at commit"] = _commit()
     return facts
 
-
-def _commit() -> str:
-    """The checkout's commit, marked when sql/ or the package has uncommitted changes."""
-    git = ["git", "-C", str(HERE.parent)]
-    head = subprocess.run(
-        [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    dirty = subprocess.run(
-        [*git, "status", "--porcelain", "--", "sql", "duckdb_ndcg"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
-    return (head or "unknown") + (" + uncommitted sql/ or package changes" if dirty else "")
 
 
 def _load() -> str:
