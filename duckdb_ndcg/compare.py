@@ -13,6 +13,7 @@ from duckdb_ndcg.conventions import MISSING as _MISSING
 from duckdb_ndcg.evaluate import (
     _checked_report_options,
     _choice,
+    _is_number,
     _read_mapping,
     _require,
     open_source,
@@ -46,6 +47,7 @@ def compare(
     alpha: float = 0.05,
     query_set: str = "both",
     missing: str = "zero",
+    eps: float = 0.0,
     resamples: int = 10000,
     seed: int = 42,
     con: duckdb.DuckDBPyConnection | None = None,
@@ -55,6 +57,7 @@ def compare(
     score_col: str | None = None,
     ties: str = "average",
     gain: str = "linear",
+    log_base: float = 2,
     empty_ideal: float | None = 0.0,
     duplicates: str = "error",
     event_col: str = "event_type",
@@ -69,9 +72,11 @@ def compare(
     ``mean_b``, ``mean_diff`` (B - A) with its ``conf`` t-interval ``ci_low``, ``ci_high``, the
     ``test``'s two-sided ``p_value`` ('t', 'wilcoxon', 'sign', 'randomization'), ``p_adjusted`` by
     ``correction`` across the rows ('holm', 'bh', 'bonferroni', 'none'), ``reject`` at ``alpha``,
-    B's ``wins``, ``ties``, ``losses``, and ``queries_filled`` / ``queries_dropped`` (queries one
-    ranker did not show: scored 0 for it or left out, by ``query_set`` and ``missing``). Inputs
-    and the other options are as for :func:`duckdb_ndcg.evaluate`; ``verdict(row)`` words a row.
+    B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie), and
+    ``queries_filled`` / ``queries_dropped`` (queries one ranker did not show: scored 0 for it or
+    left out, by ``query_set`` and ``missing``). Inputs and the other options (``log_base``, the
+    discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
+    ``verdict(row)`` words a row.
 
     Example::
 
@@ -86,9 +91,11 @@ def compare(
     for name, value in (("conf", conf), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
+    if not _is_number(eps) or not (math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
-    cuts = _checked_report_options(k, ties, gain, collapse, time_col, unknown, duplicates)
+    cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = con if con is not None else duckdb.connect()
@@ -121,6 +128,7 @@ def compare(
             "alpha": float(alpha),
             "query_set": query_set,
             "missing": missing,
+            "eps": float(eps),
             "resamples": resamples,
             "seed": seed,
             "query_col": query_col,
@@ -129,6 +137,7 @@ def compare(
             "score_col": score_col,
             "ties": ties,
             "gain": gain,
+            "log_base": log_base,
             "empty_ideal": empty_ideal,
             "duplicates": duplicates,
             "event_col": event_col,

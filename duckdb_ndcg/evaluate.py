@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from duckdb_ndcg.conventions import COLLAPSE, DUPLICATES, GAIN, TIES, UNKNOWN
+from duckdb_ndcg.conventions import COLLAPSE, DUPLICATES, GAIN, TIES, UNKNOWN, Param
 from duckdb_ndcg.macros import register
 
 _FILE_SUFFIXES = (".parquet", ".csv", ".tsv")
@@ -43,8 +43,13 @@ class Source:
 
 
 def _choice(name: str, value: str, accepted: Sequence[str]) -> None:
+    """``ValueError`` in the macros' words (conventions.Param.error) unless ``value`` is accepted."""
     if value not in accepted:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, accepted))}, got {value!r}")
+        raise ValueError(Param(name, choices=tuple(accepted)).error(repr(value)))
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_frame(source: object) -> bool:
@@ -130,6 +135,7 @@ def evaluate(
     score_col: str | None = None,
     ties: str = "average",
     gain: str = "linear",
+    log_base: float = 2,
     empty_ideal: float | None = 0.0,
     duplicates: str = "error",
     event_col: str = "event_type",
@@ -146,7 +152,9 @@ def evaluate(
     is a dict, a table or a file with two columns. Returns a DuckDB relation (``.df()`` needs
     pandas, ``.pl()`` polars, ``.to_arrow_table()`` pyarrow) that reads its own inputs: later
     calls on the same connection do not change it. A ``UserWarning`` says how many event rows
-    ``unknown='ignore'`` dropped, and when (almost) no graded event matches a shown item.
+    ``unknown='ignore'`` dropped, and when (almost) no graded event matches a shown item. The other
+    options are ``ndcg_report``'s, with its defaults: ``log_base`` is the base of the discount
+    ``log_base(position + 1)`` (2; any finite number above 1), ``gain`` 'linear' or 'exponential'.
 
     Example::
 
@@ -154,7 +162,7 @@ def evaluate(
         rel.df()  # query_id, k, ndcg, dcg, idcg, shown, shown_relevant, relevant
     """
     _choice("shape", shape, _SHAPES)
-    cuts = _checked_report_options(k, ties, gain, collapse, time_col, unknown, duplicates)
+    cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = con if con is not None else duckdb.connect()
@@ -193,6 +201,7 @@ def evaluate(
             "score_col": score_col,
             "ties": ties,
             "gain": gain,
+            "log_base": log_base,
             "empty_ideal": empty_ideal,
             "duplicates": duplicates,
             "event_col": event_col,
@@ -210,6 +219,7 @@ def _checked_report_options(
     k: int | Sequence[int | None] | None,
     ties: str,
     gain: str,
+    log_base: float,
     collapse: str,
     time_col: str | None,
     unknown: str,
@@ -220,8 +230,9 @@ def _checked_report_options(
     _choice("collapse", collapse, _COLLAPSE)
     _choice("unknown", unknown, _UNKNOWN)
     _choice("duplicates", duplicates, _DUPLICATES)
-    if gain not in GAIN.choices:
-        raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
+    _choice("gain", gain, GAIN.choices)
+    if not _is_number(log_base) or not (math.isfinite(log_base) and log_base > 1):
+        raise ValueError(f"log_base must be a finite number greater than 1, got {log_base!r}")
     if collapse == "last" and time_col is None:
         raise ValueError("collapse='last' needs time_col, the name of the events' timestamp column")
     cuts = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
@@ -239,8 +250,10 @@ _CASTS = {
     "slice_by": "VARCHAR[]",
     "score_col": "VARCHAR",
     "time_col": "VARCHAR",
+    "log_base": "DOUBLE",
     "empty_ideal": "DOUBLE",
     "conf": "DOUBLE",
+    "eps": "DOUBLE",
     "alpha": "DOUBLE",
     "resamples": "BIGINT",
 }

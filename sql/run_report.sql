@@ -21,14 +21,14 @@ CREATE OR REPLACE MACRO run_report(tbl, k := [5, 10], metrics := ['ndcg'],
                                    rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
                                    gain := 'linear', log_base := 2, empty_ideal := 0.0,
                                    full_ideal := false, threshold := 1) AS TABLE
-WITH judged AS NOT MATERIALIZED (
+WITH _ndcg_judged AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
            TRY_CAST(COLUMNS(lambda c: c = rel_col) AS DOUBLE) AS _rel,
            TRY_CAST(COLUMNS(lambda c: c = rnk_col) AS DOUBLE) AS _rnk
     FROM query_table(tbl)
 ),
-checks AS (
+_ndcg_checks AS (
     -- one fixed-size aggregate over the table: every input rule of the aggregates, named
     SELECT CASE
                WHEN NOT _ndcg_is_number_type(coalesce(
@@ -54,39 +54,39 @@ checks AS (
                WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
                    error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
            END AS _failed
-    FROM judged
+    FROM _ndcg_judged
 ),
-groups AS (
+_ndcg_groups AS (
     -- one row per tie group of a ranking (per returned row with ties := 'key'): a fixed-size
     -- hash aggregate, which spills
     SELECT _q, _rnk, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
            sum(_ndcg_gain_value(_rel, gain)) AS _gain,
            count(*) FILTER (WHERE _rel >= threshold) AS _hits
-    FROM judged
+    FROM _ndcg_judged
     WHERE _rnk IS NOT NULL
     GROUP BY ALL
 ),
-placed AS (
+_ndcg_placed AS (
     -- each group's first position: the rows of the groups ranked before it, plus one
     SELECT *, sum(_n) OVER (PARTITION BY _q ORDER BY _rnk, _tie DESC
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS _before
-    FROM groups
+    FROM _ndcg_groups
 ),
-queries AS (
+_ndcg_queries AS (
     SELECT _q, count(_rnk) AS _returned, count(*) FILTER (WHERE _rel >= threshold) AS _relevant
-    FROM judged
+    FROM _ndcg_judged
     GROUP BY _q
 ),
-ideal AS (
+_ndcg_ideal AS (
     -- the gains of the judged rows, best first (rows with gain 0 add nothing)
     SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
-    FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM judged)
+    FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM _ndcg_judged)
     WHERE _g > 0
 ),
-cuts AS (
+_ndcg_cuts AS (
     SELECT unnest(_ndcg_report_cuts(k)) AS _k
 ),
-group_terms AS (
+_ndcg_group_terms AS (
     -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
     SELECT _q, _k,
            fsum(_gain / _n * list_sum(list_transform(range(_s, _e + 1),
@@ -95,21 +95,22 @@ group_terms AS (
            fsum(_gain / _n * (_e - _s + 1)) AS _cg,
            fsum(_hits / _n * (_e - _s + 1)) AS _hit
     FROM (
-        SELECT placed.*, cuts._k, (coalesce(_before, 0) + 1)::BIGINT AS _s,
-               least(coalesce(_before, 0) + _n, cuts._k, queries._returned)::BIGINT AS _e
-        FROM placed JOIN queries USING (_q), cuts
+        SELECT _ndcg_placed.*, _ndcg_cuts._k, (coalesce(_before, 0) + 1)::BIGINT AS _s,
+               least(coalesce(_before, 0) + _n, _ndcg_cuts._k, _ndcg_queries._returned)::BIGINT
+                   AS _e
+        FROM _ndcg_placed JOIN _ndcg_queries USING (_q), _ndcg_cuts
     )
     WHERE _s <= _e
     GROUP BY _q, _k
 ),
-ideal_terms AS (
-    SELECT ideal._q, cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
-    FROM ideal JOIN queries USING (_q), cuts
-    WHERE _p <= coalesce(_ndcg_ideal_cut(cuts._k, _returned, false, full_ideal),
+_ndcg_ideal_terms AS (
+    SELECT _ndcg_ideal._q, _ndcg_cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
+    FROM _ndcg_ideal JOIN _ndcg_queries USING (_q), _ndcg_cuts
+    WHERE _p <= coalesce(_ndcg_ideal_cut(_ndcg_cuts._k, _returned, false, full_ideal),
                          9223372036854775807)
-    GROUP BY ideal._q, cuts._k
+    GROUP BY _ndcg_ideal._q, _ndcg_cuts._k
 )
-SELECT queries._q AS query_id, metric, cuts._k AS k,
+SELECT _ndcg_queries._q AS query_id, metric, _ndcg_cuts._k AS k,
        CASE metric
            WHEN 'ndcg' THEN coalesce(coalesce(_dcg, 0.0) / nullif(coalesce(_idcg, 0.0), 0),
                                      empty_ideal)
@@ -117,13 +118,17 @@ SELECT queries._q AS query_id, metric, cuts._k AS k,
            WHEN 'idcg' THEN coalesce(_idcg, 0.0)
            WHEN 'cg' THEN coalesce(_cg, 0.0)
            WHEN 'precision_at_k' THEN
-               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(cuts._k, _returned), 0), 0.0)
+               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(_ndcg_cuts._k, _returned), 0), 0.0)
            WHEN 'recall_at_k' THEN coalesce(coalesce(_hit, 0.0) / nullif(_relevant, 0), 0.0)
        END::DOUBLE AS value
-FROM queries
-CROSS JOIN cuts
+FROM _ndcg_queries
+CROSS JOIN _ndcg_cuts
 CROSS JOIN (SELECT unnest(metrics) AS metric) AS m
-LEFT JOIN group_terms ON group_terms._q = queries._q AND group_terms._k IS NOT DISTINCT FROM cuts._k
-LEFT JOIN ideal_terms ON ideal_terms._q = queries._q AND ideal_terms._k IS NOT DISTINCT FROM cuts._k
-CROSS JOIN checks
+LEFT JOIN _ndcg_group_terms
+    ON _ndcg_group_terms._q = _ndcg_queries._q
+   AND _ndcg_group_terms._k IS NOT DISTINCT FROM _ndcg_cuts._k
+LEFT JOIN _ndcg_ideal_terms
+    ON _ndcg_ideal_terms._q = _ndcg_queries._q
+   AND _ndcg_ideal_terms._k IS NOT DISTINCT FROM _ndcg_cuts._k
+CROSS JOIN _ndcg_checks
 WHERE _failed IS NULL;

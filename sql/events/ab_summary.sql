@@ -63,6 +63,6 @@ SELECT COLUMNS(lambda c: c NOT IN ['_w', 'p_value', 'p_adjusted', 'reject', 'arm
        CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
        CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject
 FROM p_adjust('_ndcg_ab_p', p_col := 'p_value',
-              method := CASE WHEN correction = 'none' THEN 'holm' ELSE correction END,
+              method := _ndcg_correction_method(correction),
               alpha := alpha)
 ORDER BY ALL;

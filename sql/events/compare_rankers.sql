@@ -25,14 +25,14 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-WITH pairs AS (
+WITH _ndcg_pairs AS (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
     FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
                              query_col, item_col, position_col, score_col, ties, gain, log_base,
                              empty_ideal, duplicates, event_col, mapping, collapse, time_col,
                              unknown)
 ),
-totals AS (
+_ndcg_totals AS (
     -- one hash aggregate per (slice, cutoff) for every count: the rows the query set leaves
     -- out count in queries_dropped only
     SELECT _slice AS _t_slice, _k AS _t_k,
@@ -40,11 +40,11 @@ totals AS (
            count(*) FILTER (WHERE _in) AS queries,
            count(filled) FILTER (WHERE _in) AS queries_filled,
            count(*) FILTER (WHERE NOT _in) AS queries_dropped
-    FROM pairs
+    FROM _ndcg_pairs
     GROUP BY _slice, _k
 )
 SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff, mean_diff, queries, filled,
        queries_filled, queries_dropped
-FROM pairs JOIN totals ON _slice = _t_slice AND _k IS NOT DISTINCT FROM _t_k
+FROM _ndcg_pairs JOIN _ndcg_totals ON _slice = _t_slice AND _k IS NOT DISTINCT FROM _t_k
 WHERE _in
 ORDER BY ALL;

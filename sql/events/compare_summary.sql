@@ -63,7 +63,7 @@ _ndcg_compare_tests AS (
                WHEN 'sign' THEN _sign
                WHEN 'randomization' THEN _randomization
                ELSE error('duckdb_ndcg: test must be ''t'', ''wilcoxon'', ''sign'' or '
-                          || '''randomization'', got ''' || coalesce(test, 'NULL') || '''')
+                          || '''randomization'', got ' || coalesce('''' || test || '''', 'NULL'))
            END AS p_value,
            -- `ties` is also a parameter of this macro, which would shadow a column of that name
            _wtl.wins, _wtl.ties AS _ties, _wtl.losses
@@ -77,6 +77,6 @@ SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', '
        CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
        wins, _ties AS ties, losses, queries_filled, queries_dropped
 FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
-              method := CASE WHEN correction = 'none' THEN 'holm' ELSE correction END,
+              method := _ndcg_correction_method(correction),
               alpha := alpha)
 ORDER BY ALL;

@@ -10,7 +10,7 @@
 CREATE OR REPLACE MACRO event_match(rankings, events, query_col := 'query_id',
                                     item_col := 'item_id', event_col := 'event_type',
                                     mapping := NULL, sample := 10000) AS TABLE
-WITH graded AS (
+WITH _ndcg_graded AS (
     SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
     FROM (
         SELECT * FROM query_table(events)
@@ -18,11 +18,12 @@ WITH graded AS (
         LIMIT sample
     )
 ),
-shown AS (
+_ndcg_shown AS (
     SELECT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
     FROM query_table(rankings)
 )
 SELECT count(*) AS sampled,
-       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM shown WHERE shown._q = graded._q
-                                                           AND shown._i = graded._i)) AS matched
-FROM graded;
+       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM _ndcg_shown
+                                      WHERE _ndcg_shown._q = _ndcg_graded._q
+                                        AND _ndcg_shown._i = _ndcg_graded._i)) AS matched
+FROM _ndcg_graded;

@@ -1,4 +1,5 @@
--- ndcg_summary(rankings, events, k := 10, slice_by := [], ...every other ndcg_report parameter)
+-- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95,
+--              ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
 --            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
 --            shown_relevant, relevant BIGINT, ci_low, ci_high DOUBLE)

@@ -16,12 +16,12 @@ SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
        CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
        CASE
-           WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
-               error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
-                     || coalesce(query_set, 'NULL') || '''')
-           WHEN missing NOT IN ('zero', 'error') THEN
-               error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
-                     || coalesce(missing, 'NULL') || '''')
+           WHEN query_set IS NULL OR query_set NOT IN ('both', 'either', 'a', 'b') THEN
+               error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '
+                     || coalesce('''' || query_set || '''', 'NULL'))
+           WHEN missing IS NULL OR missing NOT IN ('zero', 'error') THEN
+               error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '
+                     || coalesce('''' || missing || '''', 'NULL'))
            WHEN (a._key IS NULL AND query_set IN ('either', 'b')
                  OR b._key IS NULL AND query_set IN ('either', 'a')) AND missing = 'error' THEN
                error('duckdb_ndcg: query ' || to_json(coalesce(a._key, b._key))

@@ -7,7 +7,7 @@
 -- keys still read every event.
 CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col, item_col, event_col, mapping,
                                               collapse, time_col, unknown, positive_only) AS TABLE
-WITH graded AS NOT MATERIALIZED (
+WITH _ndcg_graded AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = item_col) AS item_id,
            COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
@@ -15,7 +15,7 @@ WITH graded AS NOT MATERIALIZED (
            _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS grade
     FROM query_table(events)
 ),
-collapsed AS (
+_ndcg_collapsed AS (
     SELECT query_id, item_id,
            CASE collapse
                WHEN 'max' THEN max(grade)
@@ -23,23 +23,23 @@ collapsed AS (
                WHEN 'last' THEN arg_max(grade, {known: event_time IS NOT NULL, t: event_time, g: grade})
                                    FILTER (WHERE grade IS NOT NULL)
            END AS rel
-    FROM graded
+    FROM _ndcg_graded
     -- positive_only: the caller needs the items with a positive grade only, and every grade
     -- is >= 0 with collapse 'max' or 'sum' (usually most events are impressions of grade 0)
     WHERE NOT positive_only OR grade > 0
     GROUP BY query_id, item_id
 ),
-time_type AS (
+_ndcg_time_type AS (
     -- read from one row: the type of time_col, which collapse := 'last' orders by
     SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type
     FROM query_table(events) LIMIT 1
 ),
-unknown_found AS (
+_ndcg_unknown_found AS (
     -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
     SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
                AS types,
            count(*) FILTER (WHERE query_id IS NULL OR item_id IS NULL) AS null_keys
-    FROM graded
+    FROM _ndcg_graded
 )
 SELECT query_id, item_id,
        CASE
@@ -60,14 +60,14 @@ SELECT query_id, item_id,
                                                           lambda g: coalesce(isfinite(g::DOUBLE), false))), true) THEN
                error('duckdb_ndcg: mapping ' || mapping::VARCHAR
                      || ' gives an event type a NaN, infinite or NULL grade')
-           WHEN unknown_found.null_keys > 0 THEN
+           WHEN _ndcg_unknown_found.null_keys > 0 THEN
                error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col
                      || ' or ' || item_col)
-           WHEN unknown = 'error' AND len(unknown_found.types) > 0 THEN
+           WHEN unknown = 'error' AND len(_ndcg_unknown_found.types) > 0 THEN
                error('duckdb_ndcg: events table ' || events || ' has event types the mapping lacks: '
-                     || array_to_string(unknown_found.types, ', ')
+                     || array_to_string(_ndcg_unknown_found.types, ', ')
                      || ' (give them a grade in mapping, or pass unknown := ''ignore'')')
            ELSE rel
        END AS rel
-FROM collapsed, unknown_found LEFT JOIN time_type ON true
-WHERE rel IS NOT NULL OR unknown = 'error' OR unknown_found.null_keys > 0;
+FROM _ndcg_collapsed, _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true
+WHERE rel IS NOT NULL OR unknown = 'error' OR _ndcg_unknown_found.null_keys > 0;

@@ -10,8 +10,8 @@ CASE
         error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
               || 'got NULL')
     WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
-        error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
-              || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
+        error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
+              || 'got ''' || gain::VARCHAR || '''')
     WHEN _ndcg_is_map(gain)
          AND NOT coalesce(list_bool_and(list_transform(
                  list_concat(map_keys(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),

@@ -24,7 +24,7 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_c
                                           position_col, score_col, ties, gain, log_base,
                                           empty_ideal, duplicates, event_col, mapping, collapse,
                                           time_col, unknown) AS TABLE
-WITH graded AS (
+WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
     SELECT query_id AS _q, item_id AS _i, rel
@@ -34,24 +34,24 @@ WITH graded AS (
                                         AND coalesce(list_min(map_values(mapping)), 0) >= 0,
                                         false))
 ),
-gained AS (
+_ndcg_gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
     SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero') AS _g
-    FROM graded
+    FROM _ndcg_graded
     WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
 ),
-cfg AS (
+_ndcg_cfg AS (
     -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
     SELECT _cuts,
            CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
                 THEN list_max(_cuts) + 1 END AS _depth
     FROM (SELECT _ndcg_report_cuts(k) AS _cuts)
 ),
-cuts AS (
-    SELECT unnest(_cuts) AS _k FROM cfg
+_ndcg_cuts AS (
+    SELECT unnest(_cuts) AS _k FROM _ndcg_cfg
 ),
-key_types AS (
+_ndcg_key_types AS (
     -- the key columns' types, read from one row of each table: keys of different kinds would
     -- join through implicit casts ('07' and '7.0' both equal to 7), so they are refused
     SELECT [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(rankings) LIMIT 1),
@@ -63,7 +63,7 @@ key_types AS (
             (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
                AS _event_types
 ),
-shown AS NOT MATERIALIZED (
+_ndcg_shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
            COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
@@ -71,7 +71,7 @@ shown AS NOT MATERIALIZED (
                * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
     FROM query_table(rankings)
 ),
-placed AS (
+_ndcg_placed AS (
     -- one sort per ranking (spills): tie group start _s and size _n of every row, and the
     -- ranking's counts on its first row
     SELECT _key, _q, _i, _g,
@@ -82,59 +82,59 @@ placed AS (
            count(*) FILTER (WHERE rel > 0) OVER _all AS shown_relevant,
            bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) OVER _all AS _null_keys,
            bool_or(NOT isfinite(_rnk)) OVER _all AS _bad_rank
-    FROM shown LEFT JOIN gained USING (_q, _i)
+    FROM _ndcg_shown LEFT JOIN _ndcg_gained USING (_q, _i)
     WINDOW _w AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC),
            _all AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC
                     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ),
-read AS (
+_ndcg_read AS (
     -- the rows a cutoff reads, plus each ranking's first row (its counts)
-    SELECT placed.* FROM placed, cfg WHERE _s <= coalesce(_depth, _s) OR _first
+    SELECT _ndcg_placed.* FROM _ndcg_placed, _ndcg_cfg WHERE _s <= coalesce(_depth, _s) OR _first
 ),
-rankings_read AS (
-    SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM read WHERE _first
+_ndcg_rankings_read AS (
+    SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM _ndcg_read WHERE _first
 ),
-dcg AS (
+_ndcg_dcg AS (
     -- rows alone in their tie group add g / discount(s); tie groups are summed first, then
     -- their mean gain is spread over their positions within the cut
     SELECT _key AS _dcg_key, _k AS _dcg_k, fsum(_term) AS dcg
     FROM (
         SELECT _key, _k, _g / _ndcg_discount(_s, log_base) AS _term
-        FROM read, cuts
+        FROM _ndcg_read, _ndcg_cuts
         WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
         UNION ALL
         SELECT _key, _k,
                _gain / _n * list_sum(list_transform(range(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)) + 1),
                                                     lambda p: 1.0 / _ndcg_discount(p, log_base)))
-        FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
-             cuts
+        FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM _ndcg_read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
+             _ndcg_cuts
         WHERE _s <= coalesce(_k, _s)
     )
     GROUP BY _key, _k
 ),
-repeated AS (
+_ndcg_repeated AS (
     -- an item shown twice among the rows a cutoff reads
     SELECT _key, min(_i::VARCHAR) AS _item
-    FROM (SELECT _key, _i FROM read, cfg
+    FROM (SELECT _key, _i FROM _ndcg_read, _ndcg_cfg
           WHERE duplicates = 'error' AND _s <= coalesce(_depth, _s)
           GROUP BY ALL HAVING count(*) > 1)
     GROUP BY _key
 ),
-ideal AS (
+_ndcg_ideal AS (
     -- the graded gains of each query, best first, cut at every k
     SELECT _q AS _ideal_q, _k AS _ideal_k, fsum(_g / _ndcg_discount(_p, log_base)) AS idcg
     FROM (SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
-          FROM gained),
-         cuts
+          FROM _ndcg_gained),
+         _ndcg_cuts
     WHERE _p <= coalesce(_k, _p)
     GROUP BY _q, _k
 ),
-relevant AS (
-    SELECT _q AS _rel_q, count(*) AS relevant FROM graded WHERE rel > 0 GROUP BY _q
+_ndcg_relevant AS (
+    SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
 ),
-grade_check AS (
+_ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
-    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM graded
+    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM _ndcg_graded
 )
 SELECT _key, _k,
        CASE
@@ -189,11 +189,11 @@ SELECT _key, _k,
        shown,
        shown_relevant,
        coalesce(relevant, 0) AS relevant
-FROM rankings_read
-CROSS JOIN cuts
-LEFT JOIN dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
-LEFT JOIN ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
-LEFT JOIN relevant ON _rel_q = _q
-LEFT JOIN repeated USING (_key)
-CROSS JOIN key_types
-CROSS JOIN grade_check;
+FROM _ndcg_rankings_read
+CROSS JOIN _ndcg_cuts
+LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_relevant ON _rel_q = _q
+LEFT JOIN _ndcg_repeated USING (_key)
+CROSS JOIN _ndcg_key_types
+CROSS JOIN _ndcg_grade_check;

@@ -16,13 +16,13 @@
 -- Example: SELECT * FROM p_adjust('results', method := 'bh', by := ['k']);
 CREATE OR REPLACE MACRO p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[],
                                  alpha := 0.05) AS TABLE
-WITH keyed AS (
+WITH _ndcg_keyed AS (
     SELECT *,
            to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = p_col))) AS _fam_cols,
            COLUMNS(lambda c: c = p_col)::DOUBLE AS _p
     FROM query_table(tbl)
 ),
-ranked AS (
+_ndcg_ranked AS (
     SELECT *,
            json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR AS _fam,
            row_number() OVER (PARTITION BY json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR,
@@ -30,9 +30,9 @@ ranked AS (
                               ORDER BY _p) AS _j,
            count(_p) OVER (PARTITION BY json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR)
                AS _m
-    FROM keyed
+    FROM _ndcg_keyed
 ),
-adjusted AS (
+_ndcg_adjusted AS (
     SELECT *,
            -- holm: running max of (m - j + 1) p_(j); not rejected from the first
            -- p_(j) > alpha / (m - j + 1) on
@@ -42,7 +42,7 @@ adjusted AS (
            -- p_(j) <= alpha j / m
            min(_p / (_j::DOUBLE / _m)) OVER w_down AS _bh,
            bool_or(_p <= _j::DOUBLE / _m * alpha) OVER w_down AS _bh_reject
-    FROM ranked
+    FROM _ndcg_ranked
     WINDOW w_up AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
            w_down AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
@@ -50,9 +50,9 @@ adjusted AS (
 )
 SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_reject),
        CASE
-           WHEN method NOT IN ('holm', 'bonferroni', 'bh') THEN
-               error('duckdb_ndcg: method must be ''holm'', ''bonferroni'' or ''bh'', got '''
-                     || coalesce(method, 'NULL') || '''')
+           WHEN method IS NULL OR method NOT IN ('holm', 'bonferroni', 'bh') THEN
+               error('duckdb_ndcg: method must be ''holm'', ''bonferroni'' or ''bh'', got '
+                     || coalesce('''' || method || '''', 'NULL'))
            WHEN alpha IS NULL OR NOT (alpha > 0 AND alpha <= 1) THEN
                error('duckdb_ndcg: alpha must be in (0, 1], got ' || coalesce(alpha::VARCHAR, 'NULL'))
            WHEN len(list_filter("by", lambda c: NOT list_contains(json_keys(_fam_cols), c))) > 0 THEN
@@ -72,4 +72,4 @@ SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_rejec
            WHEN method = 'bonferroni' THEN _p <= alpha / _m
            ELSE _bh_reject
        END AS reject
-FROM adjusted;
+FROM _ndcg_adjusted;

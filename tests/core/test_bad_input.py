@@ -112,11 +112,11 @@ CASES: list[tuple[str, str, str]] = [
         (
             f"gain-{f}",
             "SELECT " + f.format("[1, 2], gain := 'expo'"),
-            r"unknown gain 'expo'; use 'linear', 'exponential' or a MAP",
+            r"gain must be 'linear', 'exponential' or a MAP from grade to gain, got 'expo'",
         )
         for f in LISTS
     ],
-    ("gain-ndcg", f"SELECT ndcg(rel, rnk, gain := 'log') {rows(GOOD)}", r"unknown gain 'log'"),
+    ("gain-ndcg", f"SELECT ndcg(rel, rnk, gain := 'log') {rows(GOOD)}", r"gain must be .*, got 'log'"),
     (
         "ties-ndcg",
         f"SELECT ndcg(rel, rnk, ties := 'first') {rows(GOOD)}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -94,7 +95,10 @@ def test_long_format_and_options(judged: duckdb.DuckDBPyConnection) -> None:
         ("metrics := ['ndcg', 'map']", "metrics must name some of ndcg"),
         ("k := [5, 5]", "k lists a cutoff more than once"),
         ("ties := NULL", "ties must be 'average' or 'key', got NULL"),
-        ("gain := 'square'", "unknown gain 'square'"),
+        (
+            "gain := 'square'",
+            "gain must be 'linear', 'exponential' or a MAP from grade to gain, got 'square'",
+        ),
         ("log_base := 1", "log_base must be a finite number greater than 1"),
         ("threshold := NULL", "threshold must be a finite number"),
     ],
@@ -147,3 +151,66 @@ def test_finishes_where_the_aggregate_runs_out_of_memory(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["out", "of", "memory", "True"]
+
+
+# The names the table macros' CTEs had before they were prefixed with _ndcg_: a CTE hides a user's
+# table of the same name from query_table() in the CTEs after it (run_report('judged') was a
+# binder error), so a user's table may have any of these names.
+FORMER_CTE_NAMES = (
+    "judged", "checks", "groups", "placed", "queries", "ideal", "cuts", "group_terms",
+    "ideal_terms", "graded", "gained", "cfg", "key_types", "shown", "read", "rankings_read", "dcg",
+    "repeated", "relevant", "grade_check", "collapsed", "time_type", "unknown_found", "pairs",
+    "totals", "keyed", "ranked", "adjusted",
+)  # fmt: skip
+TABLE_MACROS = {  # each table macro reading user tables, called on the table {t}
+    "run_report": "run_report('{t}', metrics := ['ndcg', 'recall_at_k'])",
+    "ndcg_curve": "ndcg_curve('{t}', max_k := 2)",
+    "event_relevance": "event_relevance('{t}')",
+    "event_match": "event_match('{t}', '{t}')",
+    "ndcg_report": "ndcg_report('{t}', '{t}', k := [1, 2])",
+    "ndcg_summary": "ndcg_summary('{t}', '{t}')",
+    "compare_rankers": "compare_rankers('{t}', '{t}', '{t}')",
+    "compare_summary": "compare_summary('{t}', '{t}', '{t}')",
+    "ab_summary": "ab_summary('{t}', '{t}', 'variant', baseline := 'a')",
+    "p_adjust": "p_adjust('{t}')",
+}
+
+
+@pytest.fixture(scope="module")
+def named() -> Iterator[duckdb.DuckDBPyConnection]:
+    """One table, usable as a judged run, rankings, events and p-values, under every former CTE
+    name and as `plain`."""
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        con.execute(
+            "CREATE TABLE plain AS SELECT * FROM (VALUES "
+            "('q', 'x', 1, 2.0, 1.0, 'click', 'a', 0.01), ('q', 'y', 2, 0.0, 2.0, 'impression', "
+            "'a', 0.04), ('r', 'x', 1, 1.0, 1.0, 'purchase', 'b', 0.02), ('r', 'z', 2, 3.0, NULL, "
+            "'click', 'b', 0.5)) t(query_id, item_id, position, rel, rnk, event_type, variant, "
+            "p_value)"
+        )
+        for name in FORMER_CTE_NAMES:
+            con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM plain')
+        yield con
+
+
+@pytest.mark.parametrize("macro", sorted(TABLE_MACROS))
+def test_a_table_may_have_an_internal_name(named: duckdb.DuckDBPyConnection, macro: str) -> None:
+    """Every table macro gives the same rows for a table named like a CTE as for `plain`."""
+    call = TABLE_MACROS[macro]
+    query = "SELECT * FROM {} ORDER BY ALL"
+    want = named.execute(query.format(call.format(t="plain"))).fetchall()
+    assert want
+    for name in FORMER_CTE_NAMES:
+        assert named.execute(query.format(call.format(t=name))).fetchall() == want, name
+
+
+def test_every_cte_is_prefixed() -> None:
+    """A CTE of a macro is named _ndcg_*, a name a user's table will not have (see above)."""
+    for path in sorted(duckdb_ndcg.macros.sql_dir().rglob("*.sql")):
+        for name in re.findall(
+            r"^(?:WITH\s+)?(\w+)\s+AS\s+(?:NOT\s+)?(?:MATERIALIZED\s+)?\(",
+            path.read_text(encoding="utf-8"),
+            re.MULTILINE,
+        ):
+            assert name.startswith("_ndcg_"), f"{path.name}: CTE {name}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import duckdb
@@ -112,3 +113,21 @@ def test_repeated_cutoffs_are_refused(logs: duckdb.DuckDBPyConnection) -> None:
 def test_none_settings_are_refused(logs: duckdb.DuckDBPyConnection, option: str) -> None:
     with pytest.raises(ValueError, match=rf"{option} must be"):
         evaluate("ranker_a", "events", con=logs, **{option: None})
+
+
+def test_log_base_reaches_the_macro(logs: duckdb.DuckDBPyConnection) -> None:
+    """log_base 10 gives ndcg_report's DCG and IDCG in that base: the base-2 values times
+    ln 10 / ln 2 (every discount log_b(p + 1) scales alike, so NDCG, their ratio, is the same)."""
+    columns = "query_id, k, ndcg, dcg, idcg"
+    macro = logs.execute(
+        f"SELECT {columns} FROM ndcg_report('ranker_a', 'events', log_base := 10) ORDER BY ALL"
+    ).fetchall()
+    got = evaluate("ranker_a", "events", con=logs, log_base=10).select(columns).order("ALL")
+    base2 = evaluate("ranker_a", "events", con=logs).select(columns).order("ALL")
+    for mine, theirs, default in zip(got.fetchall(), macro, base2.fetchall(), strict=True):
+        assert mine[:2] == theirs[:2] == default[:2]
+        assert mine[2:] == pytest.approx(theirs[2:], abs=1e-12)
+        assert mine[2] == pytest.approx(default[2], abs=1e-12)
+        assert mine[3:] == pytest.approx([v * math.log(10) / math.log(2) for v in default[3:]])
+    with pytest.raises(ValueError, match=r"log_base must be a finite number greater than 1"):
+        evaluate("ranker_a", "events", con=logs, log_base=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -11,6 +12,10 @@ import pytest
 import duckdb_ndcg
 from duckdb_ndcg import demo
 from duckdb_ndcg.cli import main
+from duckdb_ndcg.evaluate import report_arguments
+
+# the module: the package's name compare is the function
+compare_module = importlib.import_module("duckdb_ndcg.compare")
 
 
 @pytest.fixture
@@ -39,6 +44,31 @@ def test_compare_equals_the_macro(files: Path, con: duckdb.DuckDBPyConnection) -
         assert mine[1:] == pytest.approx(theirs[1:], rel=1e-12, abs=1e-15)
 
 
+def test_eps_and_log_base_reach_the_macro(
+    files: Path, con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """eps 1.0 makes every query a tie, as compare_summary(eps := 1.0) counts; log_base is
+    passed as log_base := 10 (NDCG itself does not depend on the base: every discount scales
+    alike), and the macro takes it."""
+    a, b, ev = (str(files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
+    passed: list[dict] = []
+
+    def spy(options: dict) -> tuple[str, list]:
+        passed.append(dict(options))
+        return report_arguments(options)
+
+    monkeypatch.setattr(compare_module, "report_arguments", spy)
+    columns = "queries, wins, ties, losses"
+    default = duckdb_ndcg.compare(a, b, ev, con=con).select(columns).fetchall()
+    wide = duckdb_ndcg.compare(a, b, ev, eps=1.0, log_base=10, con=con).select(columns)
+    want = con.execute(f"SELECT {columns} FROM compare_summary(?, ?, ?, eps := 1.0, "
+                       "log_base := 10)", [a, b, ev]).fetchall()
+    assert wide.fetchall() == want == [(default[0][0], 0, default[0][0], 0)]
+    assert default[0][1] + default[0][3] > 0
+    assert (passed[0]["eps"], passed[0]["log_base"]) == (0.0, 2)
+    assert (passed[1]["eps"], passed[1]["log_base"]) == (1.0, 10)
+
+
 def test_verdict_wording() -> None:
     row = {"mean_diff": 0.0214, "ci_low": 0.0081, "ci_high": 0.0342, "p_adjusted": 0.0021,
            "wins": 412, "ties": 96, "losses": 301}
@@ -51,9 +81,11 @@ def test_verdict_wording() -> None:
 
 
 @pytest.mark.parametrize("option, message", [
-    ({"test": "z"}, "test must be one of 't', 'wilcoxon', 'sign', 'randomization', got 'z'"),
-    ({"correction": "fdr"}, "correction must be one of"),
-    ({"query_set": "all"}, "query_set must be one of"),
+    ({"test": "z"}, "test must be 't', 'wilcoxon', 'sign' or 'randomization', got 'z'"),
+    ({"correction": "fdr"}, "correction must be 'holm', 'bonferroni', 'bh' or 'none', got 'fdr'"),
+    ({"query_set": "all"}, "query_set must be 'both', 'either', 'a' or 'b', got 'all'"),
+    ({"eps": -0.1}, "eps must be a finite number >= 0"),
+    ({"log_base": 1}, "log_base must be a finite number greater than 1"),
     ({"conf": 1.0}, "conf must be a number between 0 and 1"),
     ({"resamples": 0}, "resamples must be a whole number"),
     ({"slice_by": ["nope"]}, "rankings_a .* has no column 'nope'"),

@@ -189,7 +189,7 @@ END::DOUBLE{% endraw %}{%- endset -%}
 -- keys still read every event.
 CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col, item_col, event_col, mapping,
                                               collapse, time_col, unknown, positive_only) AS TABLE
-WITH graded AS NOT MATERIALIZED (
+WITH _ndcg_graded AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = item_col) AS item_id,
            COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
@@ -197,7 +197,7 @@ WITH graded AS NOT MATERIALIZED (
            _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS grade
     FROM query_table(events)
 ),
-collapsed AS (
+_ndcg_collapsed AS (
     SELECT query_id, item_id,
            CASE collapse
                WHEN 'max' THEN max(grade)
@@ -205,23 +205,23 @@ collapsed AS (
                WHEN 'last' THEN arg_max(grade, {known: event_time IS NOT NULL, t: event_time, g: grade})
                                    FILTER (WHERE grade IS NOT NULL)
            END AS rel
-    FROM graded
+    FROM _ndcg_graded
     -- positive_only: the caller needs the items with a positive grade only, and every grade
     -- is >= 0 with collapse 'max' or 'sum' (usually most events are impressions of grade 0)
     WHERE NOT positive_only OR grade > 0
     GROUP BY query_id, item_id
 ),
-time_type AS (
+_ndcg_time_type AS (
     -- read from one row: the type of time_col, which collapse := 'last' orders by
     SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type
     FROM query_table(events) LIMIT 1
 ),
-unknown_found AS (
+_ndcg_unknown_found AS (
     -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
     SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
                AS types,
            count(*) FILTER (WHERE query_id IS NULL OR item_id IS NULL) AS null_keys
-    FROM graded
+    FROM _ndcg_graded
 )
 SELECT query_id, item_id,
        CASE
@@ -242,17 +242,17 @@ SELECT query_id, item_id,
                                                           lambda g: coalesce(isfinite(g::DOUBLE), false))), true) THEN
                error('duckdb_ndcg: mapping ' || mapping::VARCHAR
                      || ' gives an event type a NaN, infinite or NULL grade')
-           WHEN unknown_found.null_keys > 0 THEN
+           WHEN _ndcg_unknown_found.null_keys > 0 THEN
                error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col
                      || ' or ' || item_col)
-           WHEN unknown = 'error' AND len(unknown_found.types) > 0 THEN
+           WHEN unknown = 'error' AND len(_ndcg_unknown_found.types) > 0 THEN
                error('duckdb_ndcg: events table ' || events || ' has event types the mapping lacks: '
-                     || array_to_string(unknown_found.types, ', ')
+                     || array_to_string(_ndcg_unknown_found.types, ', ')
                      || ' (give them a grade in mapping, or pass unknown := ''ignore'')')
            ELSE rel
        END AS rel
-FROM collapsed, unknown_found LEFT JOIN time_type ON true
-WHERE rel IS NOT NULL OR unknown = 'error' OR unknown_found.null_keys > 0{% endraw %}{%- endset -%}
+FROM _ndcg_collapsed, _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true
+WHERE rel IS NOT NULL OR unknown = 'error' OR _ndcg_unknown_found.null_keys > 0{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_is_map(gain): whether a gain argument is a MAP from grade to gain (a MAP value or its text
@@ -273,8 +273,8 @@ CASE
         error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
               || 'got NULL')
     WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
-        error('duckdb_ndcg: unknown gain ''' || gain::VARCHAR
-              || '''; use ''linear'', ''exponential'' or a MAP from grade to gain')
+        error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
+              || 'got ''' || gain::VARCHAR || '''')
     WHEN _ndcg_is_map(gain)
          AND NOT coalesce(list_bool_and(list_transform(
                  list_concat(map_keys(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
@@ -434,7 +434,7 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_c
                                           position_col, score_col, ties, gain, log_base,
                                           empty_ideal, duplicates, event_col, mapping, collapse,
                                           time_col, unknown) AS TABLE
-WITH graded AS (
+WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
     SELECT query_id AS _q, item_id AS _i, rel
@@ -444,24 +444,24 @@ WITH graded AS (
                                         AND coalesce(list_min(map_values(mapping)), 0) >= 0,
                                         false))
 ),
-gained AS (
+_ndcg_gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
     SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero') AS _g
-    FROM graded
+    FROM _ndcg_graded
     WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
 ),
-cfg AS (
+_ndcg_cfg AS (
     -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
     SELECT _cuts,
            CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
                 THEN list_max(_cuts) + 1 END AS _depth
     FROM (SELECT _ndcg_report_cuts(k) AS _cuts)
 ),
-cuts AS (
-    SELECT unnest(_cuts) AS _k FROM cfg
+_ndcg_cuts AS (
+    SELECT unnest(_cuts) AS _k FROM _ndcg_cfg
 ),
-key_types AS (
+_ndcg_key_types AS (
     -- the key columns' types, read from one row of each table: keys of different kinds would
     -- join through implicit casts ('07' and '7.0' both equal to 7), so they are refused
     SELECT [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(rankings) LIMIT 1),
@@ -473,7 +473,7 @@ key_types AS (
             (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
                AS _event_types
 ),
-shown AS NOT MATERIALIZED (
+_ndcg_shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
            COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
@@ -481,7 +481,7 @@ shown AS NOT MATERIALIZED (
                * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
     FROM query_table(rankings)
 ),
-placed AS (
+_ndcg_placed AS (
     -- one sort per ranking (spills): tie group start _s and size _n of every row, and the
     -- ranking's counts on its first row
     SELECT _key, _q, _i, _g,
@@ -492,59 +492,59 @@ placed AS (
            count(*) FILTER (WHERE rel > 0) OVER _all AS shown_relevant,
            bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) OVER _all AS _null_keys,
            bool_or(NOT isfinite(_rnk)) OVER _all AS _bad_rank
-    FROM shown LEFT JOIN gained USING (_q, _i)
+    FROM _ndcg_shown LEFT JOIN _ndcg_gained USING (_q, _i)
     WINDOW _w AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC),
            _all AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC
                     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ),
-read AS (
+_ndcg_read AS (
     -- the rows a cutoff reads, plus each ranking's first row (its counts)
-    SELECT placed.* FROM placed, cfg WHERE _s <= coalesce(_depth, _s) OR _first
+    SELECT _ndcg_placed.* FROM _ndcg_placed, _ndcg_cfg WHERE _s <= coalesce(_depth, _s) OR _first
 ),
-rankings_read AS (
-    SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM read WHERE _first
+_ndcg_rankings_read AS (
+    SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM _ndcg_read WHERE _first
 ),
-dcg AS (
+_ndcg_dcg AS (
     -- rows alone in their tie group add g / discount(s); tie groups are summed first, then
     -- their mean gain is spread over their positions within the cut
     SELECT _key AS _dcg_key, _k AS _dcg_k, fsum(_term) AS dcg
     FROM (
         SELECT _key, _k, _g / _ndcg_discount(_s, log_base) AS _term
-        FROM read, cuts
+        FROM _ndcg_read, _ndcg_cuts
         WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
         UNION ALL
         SELECT _key, _k,
                _gain / _n * list_sum(list_transform(range(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)) + 1),
                                                     lambda p: 1.0 / _ndcg_discount(p, log_base)))
-        FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
-             cuts
+        FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM _ndcg_read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
+             _ndcg_cuts
         WHERE _s <= coalesce(_k, _s)
     )
     GROUP BY _key, _k
 ),
-repeated AS (
+_ndcg_repeated AS (
     -- an item shown twice among the rows a cutoff reads
     SELECT _key, min(_i::VARCHAR) AS _item
-    FROM (SELECT _key, _i FROM read, cfg
+    FROM (SELECT _key, _i FROM _ndcg_read, _ndcg_cfg
           WHERE duplicates = 'error' AND _s <= coalesce(_depth, _s)
           GROUP BY ALL HAVING count(*) > 1)
     GROUP BY _key
 ),
-ideal AS (
+_ndcg_ideal AS (
     -- the graded gains of each query, best first, cut at every k
     SELECT _q AS _ideal_q, _k AS _ideal_k, fsum(_g / _ndcg_discount(_p, log_base)) AS idcg
     FROM (SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
-          FROM gained),
-         cuts
+          FROM _ndcg_gained),
+         _ndcg_cuts
     WHERE _p <= coalesce(_k, _p)
     GROUP BY _q, _k
 ),
-relevant AS (
-    SELECT _q AS _rel_q, count(*) AS relevant FROM graded WHERE rel > 0 GROUP BY _q
+_ndcg_relevant AS (
+    SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
 ),
-grade_check AS (
+_ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
-    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM graded
+    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM _ndcg_graded
 )
 SELECT _key, _k,
        CASE
@@ -599,14 +599,14 @@ SELECT _key, _k,
        shown,
        shown_relevant,
        coalesce(relevant, 0) AS relevant
-FROM rankings_read
-CROSS JOIN cuts
-LEFT JOIN dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
-LEFT JOIN ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
-LEFT JOIN relevant ON _rel_q = _q
-LEFT JOIN repeated USING (_key)
-CROSS JOIN key_types
-CROSS JOIN grade_check{% endraw %}{%- endset -%}
+FROM _ndcg_rankings_read
+CROSS JOIN _ndcg_cuts
+LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_relevant ON _rel_q = _q
+LEFT JOIN _ndcg_repeated USING (_key)
+CROSS JOIN _ndcg_key_types
+CROSS JOIN _ndcg_grade_check{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing, query_col,
@@ -627,12 +627,12 @@ SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
        CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
        CASE
-           WHEN query_set NOT IN ('both', 'either', 'a', 'b') THEN
-               error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '''
-                     || coalesce(query_set, 'NULL') || '''')
-           WHEN missing NOT IN ('zero', 'error') THEN
-               error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '''
-                     || coalesce(missing, 'NULL') || '''')
+           WHEN query_set IS NULL OR query_set NOT IN ('both', 'either', 'a', 'b') THEN
+               error('duckdb_ndcg: query_set must be ''both'', ''either'', ''a'' or ''b'', got '
+                     || coalesce('''' || query_set || '''', 'NULL'))
+           WHEN missing IS NULL OR missing NOT IN ('zero', 'error') THEN
+               error('duckdb_ndcg: missing must be ''zero'' or ''error'', got '
+                     || coalesce('''' || missing || '''', 'NULL'))
            WHEN (a._key IS NULL AND query_set IN ('either', 'b')
                  OR b._key IS NULL AND query_set IN ('either', 'a')) AND missing = 'error' THEN
                error('duckdb_ndcg: query ' || to_json(coalesce(a._key, b._key))
@@ -651,6 +651,19 @@ FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col
                             score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
                             mapping, collapse, time_col, unknown) AS b
     ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_correction_method(correction): the p_adjust method of a summary's correction ('none' ->
+-- 'holm', whose p-values the summary then ignores), else an error naming correction (internal;
+-- compare_summary, ab_summary). Checked here, not by p_adjust, whose error would name `method`.
+CREATE OR REPLACE MACRO _ndcg_correction_method(correction) AS
+CASE
+    WHEN correction IS NULL OR correction NOT IN ('holm', 'bonferroni', 'bh', 'none') THEN
+        error('duckdb_ndcg: correction must be ''holm'', ''bonferroni'', ''bh'' or ''none'', got '
+              || coalesce('''' || correction || '''', 'NULL'))
+    WHEN correction = 'none' THEN 'holm'
+    ELSE correction
+END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gains(grades, gain): the gains of a list of grades already validated by
@@ -895,13 +908,15 @@ END{% endraw %}{%- endset -%}
 -- divides by, by name (internal): 'relevant', every relevant judged row (trec_eval, ranx);
 -- 'min_k', least(relevant, k) (Spark meanAveragePrecisionAt, RecBole, Microsoft Recommenders;
 -- relevant when k is NULL); 'retrieved', the relevant rows among the first k (Hivemall). A name
--- not in allowed (the metric's choices) is an error listing them.
+-- not in allowed (the metric's choices, at least two) is an error listing them.
 CREATE OR REPLACE MACRO _ndcg_denominator(denominator, allowed, relevant, k, retrieved) AS
 CASE
     WHEN denominator IS NULL OR NOT list_contains(allowed, denominator) THEN
-        error('duckdb_ndcg: denominator must be ' || array_to_string(
-                  list_transform(allowed, lambda a: '''' || a || ''''), ' or ')
-              || ', got ' || coalesce('''' || denominator::VARCHAR || '''', 'NULL'))
+        error('duckdb_ndcg: denominator must be '
+              || array_to_string(list_transform(allowed[1:len(allowed) - 1],
+                                                lambda a: '''' || a || ''''), ', ')
+              || ' or ''' || allowed[len(allowed)] || ''', got '
+              || coalesce('''' || denominator::VARCHAR || '''', 'NULL'))
     WHEN denominator = 'relevant' THEN relevant::DOUBLE
     WHEN denominator = 'min_k' THEN least(relevant, coalesce(k, relevant))::DOUBLE
     ELSE retrieved::DOUBLE
@@ -1485,13 +1500,13 @@ WHERE CASE WHEN first_problem IS NULL THEN true ELSE error('duckdb_ndcg: ' || fi
 -- Example: SELECT * FROM p_adjust('results', method := 'bh', by := ['k']);
 CREATE OR REPLACE MACRO p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[],
                                  alpha := 0.05) AS TABLE
-WITH keyed AS (
+WITH _ndcg_keyed AS (
     SELECT *,
            to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = p_col))) AS _fam_cols,
            COLUMNS(lambda c: c = p_col)::DOUBLE AS _p
     FROM query_table(tbl)
 ),
-ranked AS (
+_ndcg_ranked AS (
     SELECT *,
            json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR AS _fam,
            row_number() OVER (PARTITION BY json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR,
@@ -1499,9 +1514,9 @@ ranked AS (
                               ORDER BY _p) AS _j,
            count(_p) OVER (PARTITION BY json_merge_patch(_fam_cols, json_object(p_col, NULL))::VARCHAR)
                AS _m
-    FROM keyed
+    FROM _ndcg_keyed
 ),
-adjusted AS (
+_ndcg_adjusted AS (
     SELECT *,
            -- holm: running max of (m - j + 1) p_(j); not rejected from the first
            -- p_(j) > alpha / (m - j + 1) on
@@ -1511,7 +1526,7 @@ adjusted AS (
            -- p_(j) <= alpha j / m
            min(_p / (_j::DOUBLE / _m)) OVER w_down AS _bh,
            bool_or(_p <= _j::DOUBLE / _m * alpha) OVER w_down AS _bh_reject
-    FROM ranked
+    FROM _ndcg_ranked
     WINDOW w_up AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
            w_down AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
@@ -1519,9 +1534,9 @@ adjusted AS (
 )
 SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_reject),
        CASE
-           WHEN method NOT IN ('holm', 'bonferroni', 'bh') THEN
-               error('duckdb_ndcg: method must be ''holm'', ''bonferroni'' or ''bh'', got '''
-                     || coalesce(method, 'NULL') || '''')
+           WHEN method IS NULL OR method NOT IN ('holm', 'bonferroni', 'bh') THEN
+               error('duckdb_ndcg: method must be ''holm'', ''bonferroni'' or ''bh'', got '
+                     || coalesce('''' || method || '''', 'NULL'))
            WHEN alpha IS NULL OR NOT (alpha > 0 AND alpha <= 1) THEN
                error('duckdb_ndcg: alpha must be in (0, 1], got ' || coalesce(alpha::VARCHAR, 'NULL'))
            WHEN len(list_filter("by", lambda c: NOT list_contains(json_keys(_fam_cols), c))) > 0 THEN
@@ -1541,7 +1556,7 @@ SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_rejec
            WHEN method = 'bonferroni' THEN _p <= alpha / _m
            ELSE _bh_reject
        END AS reject
-FROM adjusted{% endraw %}{%- endset -%}
+FROM _ndcg_adjusted{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- welch_ttest(value, is_b, conf := 0.95)
@@ -1643,7 +1658,7 @@ SELECT COLUMNS(lambda c: c NOT IN ['_w', 'p_value', 'p_adjusted', 'reject', 'arm
        CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
        CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject
 FROM p_adjust('_ndcg_ab_p', p_col := 'p_value',
-              method := CASE WHEN correction = 'none' THEN 'holm' ELSE correction END,
+              method := _ndcg_correction_method(correction),
               alpha := alpha)
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -1839,14 +1854,14 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-WITH pairs AS (
+WITH _ndcg_pairs AS (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
     FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
                              query_col, item_col, position_col, score_col, ties, gain, log_base,
                              empty_ideal, duplicates, event_col, mapping, collapse, time_col,
                              unknown)
 ),
-totals AS (
+_ndcg_totals AS (
     -- one hash aggregate per (slice, cutoff) for every count: the rows the query set leaves
     -- out count in queries_dropped only
     SELECT _slice AS _t_slice, _k AS _t_k,
@@ -1854,12 +1869,12 @@ totals AS (
            count(*) FILTER (WHERE _in) AS queries,
            count(filled) FILTER (WHERE _in) AS queries_filled,
            count(*) FILTER (WHERE NOT _in) AS queries_dropped
-    FROM pairs
+    FROM _ndcg_pairs
     GROUP BY _slice, _k
 )
 SELECT unnest(_key), _k AS k, ndcg_a, ndcg_b, ndcg_b - ndcg_a AS diff, mean_diff, queries, filled,
        queries_filled, queries_dropped
-FROM pairs JOIN totals ON _slice = _t_slice AND _k IS NOT DISTINCT FROM _t_k
+FROM _ndcg_pairs JOIN _ndcg_totals ON _slice = _t_slice AND _k IS NOT DISTINCT FROM _t_k
 WHERE _in
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -2087,7 +2102,7 @@ _ndcg_compare_tests AS (
                WHEN 'sign' THEN _sign
                WHEN 'randomization' THEN _randomization
                ELSE error('duckdb_ndcg: test must be ''t'', ''wilcoxon'', ''sign'' or '
-                          || '''randomization'', got ''' || coalesce(test, 'NULL') || '''')
+                          || '''randomization'', got ' || coalesce('''' || test || '''', 'NULL'))
            END AS p_value,
            -- `ties` is also a parameter of this macro, which would shadow a column of that name
            _wtl.wins, _wtl.ties AS _ties, _wtl.losses
@@ -2101,7 +2116,7 @@ SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', '
        CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
        wins, _ties AS ties, losses, queries_filled, queries_dropped
 FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
-              method := CASE WHEN correction = 'none' THEN 'holm' ELSE correction END,
+              method := _ndcg_correction_method(correction),
               alpha := alpha)
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -2203,7 +2218,7 @@ END{% endraw %}{%- endset -%}
 CREATE OR REPLACE MACRO event_match(rankings, events, query_col := 'query_id',
                                     item_col := 'item_id', event_col := 'event_type',
                                     mapping := NULL, sample := 10000) AS TABLE
-WITH graded AS (
+WITH _ndcg_graded AS (
     SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
     FROM (
         SELECT * FROM query_table(events)
@@ -2211,14 +2226,15 @@ WITH graded AS (
         LIMIT sample
     )
 ),
-shown AS (
+_ndcg_shown AS (
     SELECT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
     FROM query_table(rankings)
 )
 SELECT count(*) AS sampled,
-       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM shown WHERE shown._q = graded._q
-                                                           AND shown._i = graded._i)) AS matched
-FROM graded{% endraw %}{%- endset -%}
+       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM _ndcg_shown
+                                      WHERE _ndcg_shown._q = _ndcg_graded._q
+                                        AND _ndcg_shown._i = _ndcg_graded._i)) AS matched
+FROM _ndcg_graded{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- event_relevance(events, query_col := 'query_id', item_col := 'item_id', event_col := 'event_type',
@@ -2674,7 +2690,8 @@ FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, posit
                        time_col, unknown){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- ndcg_summary(rankings, events, k := 10, slice_by := [], ...every other ndcg_report parameter)
+-- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95,
+--              ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
 --            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
 --            shown_relevant, relevant BIGINT, ci_low, ci_high DOUBLE)
@@ -2819,14 +2836,14 @@ CREATE OR REPLACE MACRO run_report(tbl, k := [5, 10], metrics := ['ndcg'],
                                    rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
                                    gain := 'linear', log_base := 2, empty_ideal := 0.0,
                                    full_ideal := false, threshold := 1) AS TABLE
-WITH judged AS NOT MATERIALIZED (
+WITH _ndcg_judged AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
            TRY_CAST(COLUMNS(lambda c: c = rel_col) AS DOUBLE) AS _rel,
            TRY_CAST(COLUMNS(lambda c: c = rnk_col) AS DOUBLE) AS _rnk
     FROM query_table(tbl)
 ),
-checks AS (
+_ndcg_checks AS (
     -- one fixed-size aggregate over the table: every input rule of the aggregates, named
     SELECT CASE
                WHEN NOT _ndcg_is_number_type(coalesce(
@@ -2852,39 +2869,39 @@ checks AS (
                WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
                    error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
            END AS _failed
-    FROM judged
+    FROM _ndcg_judged
 ),
-groups AS (
+_ndcg_groups AS (
     -- one row per tie group of a ranking (per returned row with ties := 'key'): a fixed-size
     -- hash aggregate, which spills
     SELECT _q, _rnk, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
            sum(_ndcg_gain_value(_rel, gain)) AS _gain,
            count(*) FILTER (WHERE _rel >= threshold) AS _hits
-    FROM judged
+    FROM _ndcg_judged
     WHERE _rnk IS NOT NULL
     GROUP BY ALL
 ),
-placed AS (
+_ndcg_placed AS (
     -- each group's first position: the rows of the groups ranked before it, plus one
     SELECT *, sum(_n) OVER (PARTITION BY _q ORDER BY _rnk, _tie DESC
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS _before
-    FROM groups
+    FROM _ndcg_groups
 ),
-queries AS (
+_ndcg_queries AS (
     SELECT _q, count(_rnk) AS _returned, count(*) FILTER (WHERE _rel >= threshold) AS _relevant
-    FROM judged
+    FROM _ndcg_judged
     GROUP BY _q
 ),
-ideal AS (
+_ndcg_ideal AS (
     -- the gains of the judged rows, best first (rows with gain 0 add nothing)
     SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
-    FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM judged)
+    FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM _ndcg_judged)
     WHERE _g > 0
 ),
-cuts AS (
+_ndcg_cuts AS (
     SELECT unnest(_ndcg_report_cuts(k)) AS _k
 ),
-group_terms AS (
+_ndcg_group_terms AS (
     -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
     SELECT _q, _k,
            fsum(_gain / _n * list_sum(list_transform(range(_s, _e + 1),
@@ -2893,21 +2910,22 @@ group_terms AS (
            fsum(_gain / _n * (_e - _s + 1)) AS _cg,
            fsum(_hits / _n * (_e - _s + 1)) AS _hit
     FROM (
-        SELECT placed.*, cuts._k, (coalesce(_before, 0) + 1)::BIGINT AS _s,
-               least(coalesce(_before, 0) + _n, cuts._k, queries._returned)::BIGINT AS _e
-        FROM placed JOIN queries USING (_q), cuts
+        SELECT _ndcg_placed.*, _ndcg_cuts._k, (coalesce(_before, 0) + 1)::BIGINT AS _s,
+               least(coalesce(_before, 0) + _n, _ndcg_cuts._k, _ndcg_queries._returned)::BIGINT
+                   AS _e
+        FROM _ndcg_placed JOIN _ndcg_queries USING (_q), _ndcg_cuts
     )
     WHERE _s <= _e
     GROUP BY _q, _k
 ),
-ideal_terms AS (
-    SELECT ideal._q, cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
-    FROM ideal JOIN queries USING (_q), cuts
-    WHERE _p <= coalesce(_ndcg_ideal_cut(cuts._k, _returned, false, full_ideal),
+_ndcg_ideal_terms AS (
+    SELECT _ndcg_ideal._q, _ndcg_cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
+    FROM _ndcg_ideal JOIN _ndcg_queries USING (_q), _ndcg_cuts
+    WHERE _p <= coalesce(_ndcg_ideal_cut(_ndcg_cuts._k, _returned, false, full_ideal),
                          9223372036854775807)
-    GROUP BY ideal._q, cuts._k
+    GROUP BY _ndcg_ideal._q, _ndcg_cuts._k
 )
-SELECT queries._q AS query_id, metric, cuts._k AS k,
+SELECT _ndcg_queries._q AS query_id, metric, _ndcg_cuts._k AS k,
        CASE metric
            WHEN 'ndcg' THEN coalesce(coalesce(_dcg, 0.0) / nullif(coalesce(_idcg, 0.0), 0),
                                      empty_ideal)
@@ -2915,15 +2933,19 @@ SELECT queries._q AS query_id, metric, cuts._k AS k,
            WHEN 'idcg' THEN coalesce(_idcg, 0.0)
            WHEN 'cg' THEN coalesce(_cg, 0.0)
            WHEN 'precision_at_k' THEN
-               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(cuts._k, _returned), 0), 0.0)
+               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(_ndcg_cuts._k, _returned), 0), 0.0)
            WHEN 'recall_at_k' THEN coalesce(coalesce(_hit, 0.0) / nullif(_relevant, 0), 0.0)
        END::DOUBLE AS value
-FROM queries
-CROSS JOIN cuts
+FROM _ndcg_queries
+CROSS JOIN _ndcg_cuts
 CROSS JOIN (SELECT unnest(metrics) AS metric) AS m
-LEFT JOIN group_terms ON group_terms._q = queries._q AND group_terms._k IS NOT DISTINCT FROM cuts._k
-LEFT JOIN ideal_terms ON ideal_terms._q = queries._q AND ideal_terms._k IS NOT DISTINCT FROM cuts._k
-CROSS JOIN checks
+LEFT JOIN _ndcg_group_terms
+    ON _ndcg_group_terms._q = _ndcg_queries._q
+   AND _ndcg_group_terms._k IS NOT DISTINCT FROM _ndcg_cuts._k
+LEFT JOIN _ndcg_ideal_terms
+    ON _ndcg_ideal_terms._q = _ndcg_queries._q
+   AND _ndcg_ideal_terms._k IS NOT DISTINCT FROM _ndcg_cuts._k
+CROSS JOIN _ndcg_checks
 WHERE _failed IS NULL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {{- return(statements) -}}
