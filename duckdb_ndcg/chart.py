@@ -38,7 +38,7 @@ def curve_series(
     macros (``duckdb_ndcg.register``), which ``ndcg_report`` needs anyway.
     """
     if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 < conf < 1:
-        raise ValueError(f"conf must be a number between 0 and 1 (exclusive); got {conf!r}")
+        raise ValueError(f"conf must be a number between 0 and 1 (exclusive), got {conf!r}")
     columns = [label_col] if isinstance(label_col, str) else list(label_col or ())
     for column in columns:
         if column not in relation.columns:

@@ -111,7 +111,7 @@ def to_sql(
         ("rnk_col", rnk_col),
     ):
         if not isinstance(value, str) or not value:
-            raise ValueError(f"{label} must be a non-empty column name; got {value!r}")
+            raise ValueError(f"{label} must be a non-empty column name, got {value!r}")
     labels = (
         not isinstance(metric, str)
         or len(ks) > 1

@@ -42,7 +42,7 @@ RESULT_COLUMNS = (
 
 def _checked_conf(conf: Real) -> float:
     if isinstance(conf, bool) or not isinstance(conf, Real) or not 0 < conf < 1:
-        raise ValueError(f"conf must be a number between 0 and 1 (exclusive); got {conf!r}")
+        raise ValueError(f"conf must be a number between 0 and 1 (exclusive), got {conf!r}")
     return float(conf)
 
 

@@ -76,10 +76,10 @@ def normalize(dialect: str) -> str:
     """The canonical dialect name, or ValueError naming the accepted ones."""
     if not isinstance(dialect, str):
         # ValueError for every bad argument, as the rest of the API (STYLE.md).
-        raise ValueError(f"dialect must be a string, one of {', '.join(DIALECTS)}; got {dialect!r}")  # noqa: TRY004
+        raise ValueError(f"dialect must be a string, one of {', '.join(DIALECTS)}, got {dialect!r}")  # noqa: TRY004
     name = _ALIASES.get(dialect.lower(), dialect.lower())
     if name not in RAISERS:
-        raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}; got {dialect!r}")
+        raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, got {dialect!r}")
     return name
 
 

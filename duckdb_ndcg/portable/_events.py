@@ -154,7 +154,7 @@ def slices(slice_by: Sequence[str], reserved: Sequence[str]) -> list[str]:
     names = [slice_by] if isinstance(slice_by, str) else list(slice_by)
     for name in names:
         if not isinstance(name, str) or not name:
-            raise ValueError(f"slice_by must name columns of the rankings; got {slice_by!r}")
+            raise ValueError(f"slice_by must name columns of the rankings, got {slice_by!r}")
         if name in reserved:
             raise ValueError(
                 f"slice_by column {name!r} clashes with a column the statement uses or returns "
@@ -169,13 +169,13 @@ def grades_of(mapping: Mapping[str, Real] | None) -> Mapping[str, Real]:
     """The event grades: `mapping`, validated, or DEFAULT_EVENT_GRADES."""
     grades = DEFAULT_EVENT_GRADES if mapping is None else mapping
     if not isinstance(grades, Mapping) or not grades:
-        raise ValueError(f"mapping must be a non-empty dict event type -> grade; got {mapping!r}")
+        raise ValueError(f"mapping must be a non-empty dict event type -> grade, got {mapping!r}")
     for event_type, grade in grades.items():
         if not isinstance(event_type, str):
             # ValueError for every bad argument, as the rest of the API (STYLE.md).
-            raise ValueError(f"mapping keys must be event type strings; got {event_type!r}")  # noqa: TRY004
+            raise ValueError(f"mapping keys must be event type strings, got {event_type!r}")  # noqa: TRY004
         if isinstance(grade, bool) or not isinstance(grade, Real) or grade < 0:
-            raise ValueError(f"mapping grades must be numbers >= 0; got {event_type!r}: {grade!r}")
+            raise ValueError(f"mapping grades must be numbers >= 0, got {event_type!r}: {grade!r}")
         number(grade)
     return grades
 

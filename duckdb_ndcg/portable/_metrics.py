@@ -121,7 +121,7 @@ def metric_names(metric: str | Sequence[str]) -> list[str]:
     for name in names:
         canonical = _ALIASES.get(name, name) if isinstance(name, str) else name
         if canonical not in METRICS:
-            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {name!r}")
         out.append(canonical)
     if len(set(out)) < len(out):
         raise ValueError(f"metric lists a metric twice: {names!r}")
@@ -136,7 +136,7 @@ def cutoffs(k: K | Sequence[K]) -> list[K]:
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value <= 0
         ):
-            raise ValueError(f"k must be a positive whole number or None; got {value!r}")
+            raise ValueError(f"k must be a positive whole number or None, got {value!r}")
     if len(set(ks)) < len(ks):
         raise ValueError(f"k lists a cutoff twice: {ks!r}")
     return ks
@@ -169,26 +169,26 @@ def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> No
             number(grade), number(value)
     elif gain not in ("linear", "exponential"):
         raise ValueError(
-            f"gain must be 'linear', 'exponential' or a dict grade -> gain; got {gain!r}"
+            f"gain must be 'linear', 'exponential' or a MAP from grade to gain, got {gain!r}"
         )
     if opts.ties not in ("average", "key"):
-        raise ValueError(f"ties must be 'average' or 'key'; got {opts.ties!r}")
+        raise ValueError(f"ties must be 'average' or 'key', got {opts.ties!r}")
     if opts.ties == "key" and not isinstance(opts.tie_key, str):
         raise ValueError("ties='key' needs tie_key=<column name>")
     if opts.ties == "average" and opts.tie_key is not None:
         raise ValueError("tie_key is used only with ties='key'")
     if isinstance(opts.log_base, bool) or not isinstance(opts.log_base, Real) or opts.log_base <= 1:
-        raise ValueError(f"log_base must be a number greater than 1; got {opts.log_base!r}")
+        raise ValueError(f"log_base must be a number greater than 1, got {opts.log_base!r}")
     number(opts.log_base)
     if opts.empty_ideal is not None:
         number(opts.empty_ideal)
     number(opts.threshold)
     if opts.negative not in ("error", "zero"):
-        raise ValueError(f"negative must be 'error' or 'zero'; got {opts.negative!r}")
+        raise ValueError(f"negative must be 'error' or 'zero', got {opts.negative!r}")
     for flag in ("clamp_k", "full_ideal"):
         if not isinstance(getattr(opts, flag), bool):
             # ValueError for every bad argument, as the rest of the API (STYLE.md).
-            raise ValueError(f"{flag} must be True or False; got {getattr(opts, flag)!r}")  # noqa: TRY004
+            raise ValueError(f"{flag} must be True or False, got {getattr(opts, flag)!r}")  # noqa: TRY004
     if not (_is_number(opts.max_grade) and opts.max_grade > 0):
         raise ValueError(f"max_grade must be a positive number, got {_shown(opts.max_grade)}")
     if not (_is_number(opts.p) and 0 < opts.p < 1):
@@ -198,7 +198,8 @@ def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> No
         allowed = _DENOMINATORS[metric]
         if opts.denominator not in allowed:
             got = "NULL" if opts.denominator is None else f"'{opts.denominator}'"
-            choices = " or ".join(f"'{choice}'" for choice in allowed)
+            quoted = [f"'{choice}'" for choice in allowed]
+            choices = " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
             raise ValueError(f"denominator must be {choices}, got {got}")
     defaults = {
         "gain": "linear",
@@ -223,7 +224,7 @@ def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> No
     for metric in metrics:
         if metric in _WHOLE_RANKING and cut:
             raise ValueError(
-                f"k does not apply to {metric}, which reads whole rankings; got {cut[0]}"
+                f"k does not apply to {metric}, which reads whole rankings, got {cut[0]}"
             )
 
 
@@ -755,7 +756,7 @@ def table_expression(table: str | Sequence[str]) -> exp.Table:
     parts = table.split(".") if isinstance(table, str) else list(table)
     if not parts or not all(isinstance(p, str) and p for p in parts) or len(parts) > 3:
         raise ValueError(
-            f"table must be a name, 'schema.name', or a tuple of 1-3 names; got {table!r}"
+            f"table must be a name, 'schema.name', or a tuple of 1-3 names, got {table!r}"
         )
     names = [ident(p) for p in parts]
     return exp.Table(

@@ -43,22 +43,8 @@ from duckdb_ndcg.macros import sql_dir
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "CREATE OR REPLACE MACRO "
 
-# Disagreements found in files this test does not own (see the module docstring).
-_PORTABLE = 'duckdb_ndcg/portable/_metrics.py:172-187 words it "...; got" (not ", got")'
-KNOWN: dict[tuple[str, ...], str] = {
-    **{
-        (f, n, "wording"): _PORTABLE
-        for f, names in (
-            ("to_sql", ("gain", "negative", "ties")),
-            ("events_to_sql", ("gain", "ties")),
-            ("compare_to_sql", ("gain", "ties")),
-        )
-        for n in names
-    },
-    ("to_sql", "denominator", "wording"): (
-        "duckdb_ndcg/portable/_metrics.py:201 joins every choice with ' or '"
-    ),
-}
+# Disagreements found in files this test does not own (see the module docstring); none left.
+KNOWN: dict[tuple[str, ...], str] = {}
 
 
 def known(*key: str) -> list[pytest.MarkDecorator]:

@@ -228,7 +228,7 @@ BAD_ARGUMENTS = [
     ({"metric": "rbp", "p": 1}, "p must be a number between 0 and 1 .exclusive., got 1"),
     ({"metric": "rbp", "p": "0.5"}, "p must be a number between 0 and 1"),
     ({"metric": "recall_at_k", "denominator": "retrieved"}, "denominator must be 'relevant' or"),
-    ({"denominator": "all"}, "denominator must be 'relevant' or 'min_k' or 'retrieved'"),
+    ({"denominator": "all"}, "denominator must be 'relevant', 'min_k' or 'retrieved'"),
     ({"max_grade": 3}, "max_grade applies only to err"),
     ({"metric": "rbp_residual", "threshold": 2}, "threshold applies only to"),
     ({"p": 0.5}, "p applies only to rbp, rbp_residual"),
