@@ -26,9 +26,9 @@ def call_arguments(sql: str, function: str) -> list[list[str]]:
                 quote = None if c == quote else quote
             elif c in "'\"":
                 quote = c
-            elif c in "([":
+            elif c in "([{":
                 depth += 1
-            elif c in ")]":
+            elif c in ")]}":
                 depth -= 1
             elif c == "," and depth == 1:
                 current = sql[start:i].strip()
@@ -72,6 +72,9 @@ def test_the_checks_see_what_they_look_for() -> None:
         ["[1.0]::DOUBLE[]", "lambda a, x: a + x", "0.0"],
         ["l", "lambda a, x: a"],
     ]
+    # a struct built in the lambda holds commas that are not the call's
+    sql = "list_reduce(l, lambda a, y: {p: a.p * y.p, x: a.x + y.x})"
+    assert call_arguments(sql, "list_reduce") == [["l", "lambda a, y: {p: a.p * y.p, x: a.x + y.x}"]]
     assert re.search(r":=\s*\[\s*\](?!\s*::)", "m(a, slice_by := [], b)")
     assert not re.search(r":=\s*\[\s*\](?!\s*::)", "m(a, slice_by := []::VARCHAR[], b)")
 
