@@ -12,10 +12,12 @@
 --         S_q the product of 1 - R over the first q rows, and the expected S at a tie group's
 --         slot j is the product over the groups before it times the mean product over a random
 --         j-subset of the group (elementary symmetric polynomials, a recurrence over its rows of
---         non-zero grade that starts from its grade-0 rows at once): O(c w) per tie group with c
---         such rows and w positions up to k, so long groups of grade 0 cost no more than their
---         length, but one tie group of n rows mostly of non-zero grade read to full depth costs
---         O(n^2) (10,000 such rows: about 1 s) (_ndcg_expected_err).
+--         non-zero grade that starts from its grade-0 rows at once, _ndcg_expected_err). Slots
+--         where the expected survival is provably below e^-42 are dropped: the result is below
+--         the exact value by less than 2^-60 relative (5.8e-19 absolute), under the rounding of
+--         a double. O(c min(w, 42 / d)) per tie group with c such rows, w positions up to k and
+--         mean stop probability d: linear in the rows (100,000 tied rows of grades 1-4 at full
+--         depth: about 4 s; before the drop over 200 s).
 --         'key': equal rnk broken by tie_key descending (trec_eval's order).
 -- Example: SELECT avg(e) FROM (SELECT err(rel, rnk, 20) AS e FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO err(rel, rnk, k := NULL, max_grade := 4, ties := 'average',
