@@ -498,8 +498,9 @@ _ndcg_placed AS (
                     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ),
 _ndcg_read AS (
-    -- the rows a cutoff reads, plus each ranking's first row (its counts)
-    SELECT _ndcg_placed.* FROM _ndcg_placed, _ndcg_cfg WHERE _s <= coalesce(_depth, _s) OR _first
+    -- the rows a cutoff reads (each ranking's first row, which carries its counts, among them:
+    -- its _s is 1 and _depth is at least 2)
+    SELECT _ndcg_placed.* FROM _ndcg_placed, _ndcg_cfg WHERE _s <= coalesce(_depth, _s)
 ),
 _ndcg_rankings_read AS (
     SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM _ndcg_read WHERE _first
@@ -525,8 +526,7 @@ _ndcg_dcg AS (
 _ndcg_repeated AS (
     -- an item shown twice among the rows a cutoff reads
     SELECT _key, min(_i::VARCHAR) AS _item
-    FROM (SELECT _key, _i FROM _ndcg_read, _ndcg_cfg
-          WHERE duplicates = 'error' AND _s <= coalesce(_depth, _s)
+    FROM (SELECT _key, _i FROM _ndcg_read WHERE duplicates = 'error'
           GROUP BY ALL HAVING count(*) > 1)
     GROUP BY _key
 ),
