@@ -89,8 +89,7 @@ _ndcg_cuts AS (
 _ndcg_group_terms AS (
     -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
     SELECT _q, _k,
-           fsum(_gain / _n * list_sum(list_transform(range(_s, _e + 1),
-                                                     lambda p: 1.0 / _ndcg_discount(p, log_base))))
+           fsum(_gain / _n * _ndcg_discount_sum(_s, _e, log_base))
                AS _dcg,
            fsum(_gain / _n * (_e - _s + 1)) AS _cg,
            fsum(_hits / _n * (_e - _s + 1)) AS _hit

@@ -105,8 +105,8 @@ _ndcg_dcg AS (
         WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
         UNION ALL
         SELECT _key, _k,
-               _gain / _n * list_sum(list_transform(range(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)) + 1),
-                                                    lambda p: 1.0 / _ndcg_discount(p, log_base)))
+               _gain / _n * _ndcg_discount_sum(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)),
+                                               log_base)
         FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM _ndcg_read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
              _ndcg_cuts
         WHERE _s <= coalesce(_k, _s)

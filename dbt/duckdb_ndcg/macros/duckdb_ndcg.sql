@@ -164,6 +164,15 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_discount_sum(first, last, log_base): the sum of 1 / discount(p) over positions p = first ..
+-- last (0 when last < first) (internal; the weight a tie group's mean gain gets in the table
+-- macros' DCG: ndcg_report's engine and run_report).
+-- Example: _ndcg_discount_sum(3, 5, 2) = 1/log2(4) + 1/log2(5) + 1/log2(6)
+CREATE OR REPLACE MACRO _ndcg_discount_sum(first, last, log_base) AS
+coalesce(list_sum(list_transform(range(first, last + 1),
+                                 lambda p: 1.0 / _ndcg_discount(p, log_base))), 0.0)::DOUBLE{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
 -- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
 -- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
@@ -515,8 +524,8 @@ _ndcg_dcg AS (
         WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
         UNION ALL
         SELECT _key, _k,
-               _gain / _n * list_sum(list_transform(range(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)) + 1),
-                                                    lambda p: 1.0 / _ndcg_discount(p, log_base)))
+               _gain / _n * _ndcg_discount_sum(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)),
+                                               log_base)
         FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM _ndcg_read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
              _ndcg_cuts
         WHERE _s <= coalesce(_k, _s)
@@ -2927,8 +2936,7 @@ _ndcg_cuts AS (
 _ndcg_group_terms AS (
     -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
     SELECT _q, _k,
-           fsum(_gain / _n * list_sum(list_transform(range(_s, _e + 1),
-                                                     lambda p: 1.0 / _ndcg_discount(p, log_base))))
+           fsum(_gain / _n * _ndcg_discount_sum(_s, _e, log_base))
                AS _dcg,
            fsum(_gain / _n * (_e - _s + 1)) AS _cg,
            fsum(_hits / _n * (_e - _s + 1)) AS _hit
