@@ -39,7 +39,7 @@ def macros() -> tuple[Macro, ...]:
             raise RuntimeError(
                 f"{path} must hold one 'CREATE OR REPLACE MACRO {path.stem}(' statement"
             )
-        found[path.stem] = Macro(path.stem, sql, public=path.parent.name != "internal")
+        found[path.stem] = Macro(path.stem, sql, public=not path.stem.startswith("_"))
     ordered: dict[str, Macro] = {}
 
     def visit(name: str, trail: tuple[str, ...]) -> None:

@@ -126,7 +126,7 @@ def python_sql(value: object) -> str:
 
 
 def sql_files() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(sql_dir().rglob("*.sql")) if p.parent.name != "internal"}
+    return {p.stem: p for p in sorted(sql_dir().rglob("*.sql")) if not p.stem.startswith("_")}
 
 
 def signature(path: Path) -> list[tuple[str, str | None]]:

@@ -101,7 +101,7 @@ def expected(
         return error
     result = dict(rows)
     if metric == "r_precision":
-        # sql/r_precision.sql with ties='key' gives NULL, not 0.0, to a query with relevant judged
+        # sql/metrics/r_precision.sql with ties='key' gives NULL, not 0.0, to a query with relevant judged
         # rows and nothing returned (golden q5): list_count of a NULL list. ties='average', the
         # other family metrics and trec_eval (Rprec) give 0.0, and so does the portable SQL.
         result = {q: 0.0 if v is None else v for q, v in result.items()}
