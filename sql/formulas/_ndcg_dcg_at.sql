@@ -1,6 +1,7 @@
--- _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain, log_base): DCG of the
--- first m positions of a ranking (log_base NULL: CG) (internal). Two shapes of input:
---   ties = 'key': grades, the grades of the first m (or more) rows in rank order (keys NULL).
+-- _ndcg_dcg_at(ties, keys, grades, rows, m, straddle_count, straddle_gain, gain, log_base): DCG of
+-- the first m positions of a ranking (log_base 'none': CG) (internal). The tie mode names the
+-- shape of the input:
+--   ties = 'key': grades, the grades of the first m (or more) rows in rank order (keys unused).
 --   ties = 'average': keys, the ascending rank keys of the first m + 1 rows (or all of them), and
 --   rows, the rows with a non-zero gain ({r: key, g: gain}, _ndcg_gained_rows); each row before
 --   the cut adds its gain times the mean of 1 / discount over its tie group's positions (its own
@@ -13,10 +14,10 @@
 -- the tie groups (_ndcg_group_of, _ndcg_group_weights), O(n log n) in all. One ranking of 100,000
 -- rows took 361 s with the search alone, 0.2 s with the merge; on 100-row rankings the merge takes
 -- 2x the CPU time of the search, and they break even near 800 keys.
-CREATE OR REPLACE MACRO _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain,
-                                     log_base) AS
+CREATE OR REPLACE MACRO _ndcg_dcg_at(ties, keys, grades, rows, m, straddle_count, straddle_gain,
+                                     gain, log_base) AS
 CASE
-    WHEN keys IS NULL THEN
+    WHEN ties = 'key' THEN
         _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
     ELSE coalesce(list_aggregate(list_concat(
         CASE

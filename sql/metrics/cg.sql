@@ -6,5 +6,7 @@
 -- Example: SELECT query_id, cg(rel, rnk, 6) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                            negative := 'error') AS
-dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := 'none',
-    negative := negative);
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, 'none',
+              negative)
+END;

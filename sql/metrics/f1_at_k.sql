@@ -11,7 +11,7 @@
 CREATE OR REPLACE MACRO f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                 tie_key := NULL, empty_ideal := 0.0) AS
 _ndcg_empty(
-    coalesce(2.0 * cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+    coalesce(2.0 * _ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
              / nullif(coalesce(_ndcg_checked_k(k), count(rnk)) + sum(_ndcg_relevant(rel, threshold)),
                       0), 0.0),
     sum(_ndcg_relevant(rel, threshold)), empty_ideal);

@@ -5,5 +5,5 @@
 -- share of judged rows; 'key': tie_key descending.
 -- Example: SELECT avg(j) FROM (SELECT judged_at_k(rel, rnk, 10) AS j FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL) AS
-coalesce(cg(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties := ties, tie_key := tie_key)
+coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties, tie_key)
          / nullif(least(_ndcg_checked_k(k), count(rnk)), 0), 0.0);

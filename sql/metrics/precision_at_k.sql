@@ -7,5 +7,5 @@
 -- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                   tie_key := NULL) AS
-coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
          / nullif(coalesce(_ndcg_checked_k(k), count(rnk)), 0), 0.0);

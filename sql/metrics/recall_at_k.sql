@@ -10,7 +10,7 @@
 CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                tie_key := NULL, denominator := 'relevant', empty_ideal := 0.0) AS
 _ndcg_empty(
-    coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+    coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
              / nullif(_ndcg_denominator(denominator, ['relevant', 'min_k'],
                                         sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k),
                                         NULL), 0), 0.0),

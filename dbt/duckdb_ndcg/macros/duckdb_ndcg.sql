@@ -761,9 +761,10 @@ list_transform([keys], lambda ks:
     list_filter(range(1, len(ks) + 1), lambda i: i = 1 OR ks[i] <> ks[i - 1]))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain, log_base): DCG of the
--- first m positions of a ranking (log_base NULL: CG) (internal). Two shapes of input:
---   ties = 'key': grades, the grades of the first m (or more) rows in rank order (keys NULL).
+-- _ndcg_dcg_at(ties, keys, grades, rows, m, straddle_count, straddle_gain, gain, log_base): DCG of
+-- the first m positions of a ranking (log_base 'none': CG) (internal). The tie mode names the
+-- shape of the input:
+--   ties = 'key': grades, the grades of the first m (or more) rows in rank order (keys unused).
 --   ties = 'average': keys, the ascending rank keys of the first m + 1 rows (or all of them), and
 --   rows, the rows with a non-zero gain ({r: key, g: gain}, _ndcg_gained_rows); each row before
 --   the cut adds its gain times the mean of 1 / discount over its tie group's positions (its own
@@ -776,10 +777,10 @@ list_transform([keys], lambda ks:
 -- the tie groups (_ndcg_group_of, _ndcg_group_weights), O(n log n) in all. One ranking of 100,000
 -- rows took 361 s with the search alone, 0.2 s with the merge; on 100-row rankings the merge takes
 -- 2x the CPU time of the search, and they break even near 800 keys.
-CREATE OR REPLACE MACRO _ndcg_dcg_at(keys, grades, rows, m, straddle_count, straddle_gain, gain,
-                                     log_base) AS
+CREATE OR REPLACE MACRO _ndcg_dcg_at(ties, keys, grades, rows, m, straddle_count, straddle_gain,
+                                     gain, log_base) AS
 CASE
-    WHEN keys IS NULL THEN
+    WHEN ties = 'key' THEN
         _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
     ELSE coalesce(list_aggregate(list_concat(
         CASE
@@ -889,8 +890,11 @@ END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative):
--- the engine of dcg (internal), fed by dcg with grades and rank keys already checked to be
--- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are dcg's, see dcg.sql.
+-- the engine of dcg, cg, ndcg and _ndcg_ranked_count (precision, recall, F1, judged@k)
+-- (internal): sum of gain x weight(position) over the first k positions, ties averaged or broken
+-- by tie_key; log_base names the weight (a base: 1 / log_base(position + 1); 'none': 1). Fed with
+-- grades and rank keys already checked to be numbers (_ndcg_type_error) and read as DOUBLE; the
+-- parameters are dcg's, see dcg.sql.
 CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative) AS
 CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
           AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
@@ -904,7 +908,7 @@ CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
           m: least(_ndcg_checked_k(k), count(rnk)),
           tie_keys: _ndcg_tie_keys(rnk, _ndcg_read_depth(k), ties)}],
         lambda r: _ndcg_dcg_at(
-            r.keys, r.grades, r.rows, r.m,
+            ties, r.keys, r.grades, r.rows, r.m,
             -- every key of the group: kept apart when only the top keys are (NULL otherwise)
             len(list_filter(coalesce(r.tie_keys, r.keys), lambda x: x = r.keys[r.m])),
             coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
@@ -1280,6 +1284,32 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
+-- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
+-- or timestamp rank keys failed deep inside a macro. typeof(any_value(x)) folds to a constant at
+-- bind time, so the check costs nothing per row; the aggregates then read TRY_CAST(x AS DOUBLE),
+-- which, unlike an expression holding error(), DuckDB shares between identical aggregates.
+CREATE OR REPLACE MACRO _ndcg_type_error(x, what) AS
+CASE
+    WHEN NOT _ndcg_is_number_type(typeof(any_value(x))) THEN
+        error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
+              || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ranked_count(flag, rnk, k, ties, tie_key) -> DOUBLE  [aggregate] (internal)
+-- How many of the first k positions hold a row with flag = 1 (flag: 0 or 1, e.g. _ndcg_relevant):
+-- the numerator of precision, recall, F1 and judged@k. With ties := 'average' a tie group
+-- straddling position k counts its flagged rows times the share of the group inside the cut (the
+-- expectation over the orders of its rows), as for CG; k NULL reads the whole ranking. It is the
+-- DCG engine with no discount, the rank keys checked to be numbers first.
+-- Example: SELECT _ndcg_ranked_count(_ndcg_relevant(rel, 1), rnk, 5, 'average', NULL) / 5.0 ...
+CREATE OR REPLACE MACRO _ndcg_ranked_count(flag, rnk, k, ties, tie_key) AS
+CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_dcg(TRY_CAST(flag AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, 'linear', ties, tie_key, 'none', 'error')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
 -- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
 CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
@@ -1322,19 +1352,6 @@ list_transform([{keys: keys, hits: hits}], lambda v: list_transform(
                     ELSE m - b + 1 END,
             a: marks[j] - j,
             c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1])[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
--- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
--- or timestamp rank keys failed deep inside a macro. typeof(any_value(x)) folds to a constant at
--- bind time, so the check costs nothing per row; the aggregates then read TRY_CAST(x AS DOUBLE),
--- which, unlike an expression holding error(), DuckDB shares between identical aggregates.
-CREATE OR REPLACE MACRO _ndcg_type_error(x, what) AS
-CASE
-    WHEN NOT _ndcg_is_number_type(typeof(any_value(x))) THEN
-        error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
-              || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
-END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key): aggregate; the ranking of a
@@ -1826,25 +1843,6 @@ _ndcg_empty(
     sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
---     negative := 'error') -> DOUBLE  [aggregate]
--- DCG@k of the ranking formed by the rows of a group: sum of gain(rel) / log_base(position + 1).
---   rel       grade; NULL = unjudged (gain 0).
---   rnk       ranking key, smaller is better (a position, or -score); positions follow ascending
---             rnk, so ranks 1, 2, 5 are positions 1, 2, 3. NULL = judged but not returned
---             (counts in the ideal only). NaN or infinite keys are errors.
---   k         cutoff; NULL = the whole ranking.
---   ties      'average': rows with equal rnk share the mean gain of their tie group (scikit-learn);
---             'key': equal rnk broken by tie_key descending (trec_eval's rule for equal scores).
--- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
-CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
-                            log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
-    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, log_base,
-              negative)
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, negative := 'error')
 --   -> DOUBLE  [aggregate]
 -- Cumulative gain@k: the sum of the gains of the first k returned rows (ascending rnk). Arguments
@@ -1853,8 +1851,10 @@ END{% endraw %}{%- endset -%}
 -- Example: SELECT query_id, cg(rel, rnk, 6) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                            negative := 'error') AS
-dcg(rel, rnk, k, gain := gain, ties := ties, tie_key := tie_key, log_base := 'none',
-    negative := negative){% endraw %}{%- endset -%}
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, 'none',
+              negative)
+END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [], query_set := 'both',
@@ -2151,6 +2151,25 @@ FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
+--     negative := 'error') -> DOUBLE  [aggregate]
+-- DCG@k of the ranking formed by the rows of a group: sum of gain(rel) / log_base(position + 1).
+--   rel       grade; NULL = unjudged (gain 0).
+--   rnk       ranking key, smaller is better (a position, or -score); positions follow ascending
+--             rnk, so ranks 1, 2, 5 are positions 1, 2, 3. NULL = judged but not returned
+--             (counts in the ideal only). NaN or infinite keys are errors.
+--   k         cutoff; NULL = the whole ranking.
+--   ties      'average': rows with equal rnk share the mean gain of their tie group (scikit-learn);
+--             'key': equal rnk broken by tie_key descending (trec_eval's rule for equal scores).
+-- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
+CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
+                            log_base := 2, negative := 'error') AS
+CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, log_base,
+              negative)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- discounted_gain(rel, rnk, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
 -- The DCG term of one item at 1-based position rnk: gain(rel) / log_base(rnk + 1). Summed as a
 -- running window it gives DCG at every rank (the window form):
@@ -2310,7 +2329,7 @@ SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapp
 CREATE OR REPLACE MACRO f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                 tie_key := NULL, empty_ideal := 0.0) AS
 _ndcg_empty(
-    coalesce(2.0 * cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+    coalesce(2.0 * _ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
              / nullif(coalesce(_ndcg_checked_k(k), count(rnk)) + sum(_ndcg_relevant(rel, threshold)),
                       0), 0.0),
     sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
@@ -2360,7 +2379,7 @@ END{% endraw %}{%- endset -%}
 -- share of judged rows; 'key': tie_key descending.
 -- Example: SELECT avg(j) FROM (SELECT judged_at_k(rel, rnk, 10) AS j FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL) AS
-coalesce(cg(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties := ties, tie_key := tie_key)
+coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties, tie_key)
          / nullif(least(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2536,7 +2555,7 @@ CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear',
 -- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                   tie_key := NULL) AS
-coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
          / nullif(coalesce(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2576,7 +2595,7 @@ CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, thres
 CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                tie_key := NULL, denominator := 'relevant', empty_ideal := 0.0) AS
 _ndcg_empty(
-    coalesce(cg(_ndcg_relevant(rel, threshold), rnk, k, ties := ties, tie_key := tie_key)
+    coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
              / nullif(_ndcg_denominator(denominator, ['relevant', 'min_k'],
                                         sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k),
                                         NULL), 0), 0.0),
