@@ -72,7 +72,13 @@ def to_sql(
     average_precision, r_precision, f1_at_k, bpref, err, rbp, rbp_residual, judged_at_k (METRICS).
     Conventions are the macros' (k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
     full_ideal, threshold, negative; err's max_grade, rbp's p, the denominator of recall_at_k
-    and average_precision); r_precision and bpref take no k. Under ties='average' the
+    and average_precision), each for the metrics whose macro takes it; r_precision and bpref
+    take no k. empty_ideal (a number, or None for NULL, which avg() skips) is ndcg's result when
+    IDCG is 0 and the result of recall_at_k, hit_rate, reciprocal_rank, average_precision,
+    r_precision, f1_at_k and bpref for a query with no relevant judged row (rel >= threshold,
+    returned or not); a query with relevant rows none of which is found scores 0 all the same
+    (1.0 is XGBoost's AP of an empty query; torchmetrics' empty_target_action 'neg', 'pos',
+    'skip' are 0.0, 1.0, None). Under ties='average' the
     order-dependent metrics (hit_rate, reciprocal_rank, average_precision, err, bpref) raise an
     engine error where a tie group's order could change the value (the macros return the
     expectation over tied orders there); ties='key' always answers. The result has `query_id`
@@ -85,6 +91,8 @@ def to_sql(
         to_sql("ndcg", "spark", table="runs", k=10, gain="exponential")
         # duckdb-ndcg sql ndcg --dialect spark --k 10 --table runs --gain exponential
         to_sql("err", "postgres", table="runs", k=20, max_grade=3, ties="key", tie_key="item_id")
+        to_sql("average_precision", "spark", table="runs", k=10, empty_ideal=None)
+        # duckdb-ndcg sql average_precision --dialect spark --k 10 --empty-ideal null
     """
     name = _normalize(dialect)
     metrics = metric_names(metric)

@@ -9,6 +9,7 @@ from numbers import Real
 
 from sqlglot import exp
 
+from duckdb_ndcg.conventions import MACROS
 from duckdb_ndcg.portable import _dialects
 from duckdb_ndcg.portable._sql import (
     case,
@@ -42,29 +43,23 @@ FAMILY_METRICS = (
 )
 METRICS = GAIN_METRICS + FAMILY_METRICS
 _ALIASES = {"precision": "precision_at_k", "recall": "recall_at_k"}
-# The options each metric takes here besides k, ties and tie_key, as in the macros' signatures
-# (the family's empty_ideal is the macros' only: this SQL gives 0.0 to a query with nothing
-# relevant). validate derives "<option> applies only to ..." from this table.
+# The options each metric takes here besides k, ties and tie_key: its macro's, as the conventions
+# table declares them (duckdb_ndcg.conventions, the one declaration). validate derives
+# "<option> applies only to ..." from this table.
+_ORDER_OPTIONS = ("k", "ties", "tie_key")
 _TAKES: dict[str, tuple[str, ...]] = {
-    "ndcg": ("gain", "log_base", "negative", "empty_ideal", "clamp_k", "full_ideal"),
-    "dcg": ("gain", "log_base", "negative"),
-    "idcg": ("gain", "log_base", "negative"),
-    "cg": ("gain", "negative"),
-    "precision_at_k": ("threshold",),
-    "recall_at_k": ("threshold", "denominator"),
-    "hit_rate": ("threshold",),
-    "reciprocal_rank": ("threshold",),
-    "average_precision": ("threshold", "denominator"),
-    "r_precision": ("threshold",),
-    "f1_at_k": ("threshold",),
-    "bpref": ("threshold",),
-    "err": ("max_grade",),
-    "rbp": ("p", "threshold"),
-    "rbp_residual": ("p",),
-    "judged_at_k": (),
+    m: tuple(
+        p.name for p in MACROS[m].params if p.default is not None and p.name not in _ORDER_OPTIONS
+    )
+    for m in METRICS
 }
-_NO_TIES = ("idcg",)  # the ideal sorts grades, not rank keys
-_WHOLE_RANKING = ("r_precision", "bpref")  # no cutoff: R and bpref read every returned row
+# the ideal sorts grades, not rank keys: no ties option
+_NO_TIES = tuple(m for m in METRICS if all(p.name != "ties" for p in MACROS[m].params))
+# no cutoff: R and bpref read every returned row
+_WHOLE_RANKING = tuple(m for m in METRICS if all(p.name != "k" for p in MACROS[m].params))
+# The family metrics whose result for a query with no relevant judged row (rel >= threshold,
+# returned or not) is empty_ideal, as the macros' _ndcg_empty; ndcg's empty_ideal is for IDCG 0.
+_EMPTY_IDEAL = tuple(m for m in FAMILY_METRICS if "empty_ideal" in _TAKES[m])
 # What each metric may divide by (the macros' _ndcg_denominator choices), the default first.
 _DENOMINATORS = {
     "recall_at_k": ("relevant", "min_k"),
@@ -180,8 +175,10 @@ def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> No
     if isinstance(opts.log_base, bool) or not isinstance(opts.log_base, Real) or opts.log_base <= 1:
         raise ValueError(f"log_base must be a number greater than 1, got {opts.log_base!r}")
     number(opts.log_base)
-    if opts.empty_ideal is not None:
-        number(opts.empty_ideal)
+    if opts.empty_ideal is not None and not _is_number(opts.empty_ideal):
+        raise ValueError(
+            f"empty_ideal must be a finite number or None (NULL), got {opts.empty_ideal!r}"
+        )
     number(opts.threshold)
     if opts.negative not in ("error", "zero"):
         raise ValueError(f"negative must be 'error' or 'zero', got {opts.negative!r}")
@@ -199,7 +196,9 @@ def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> No
         if opts.denominator not in allowed:
             got = "NULL" if opts.denominator is None else f"'{opts.denominator}'"
             quoted = [f"'{choice}'" for choice in allowed]
-            choices = " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+            choices = " or ".join(
+                [", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted
+            )
             raise ValueError(f"denominator must be {choices}, got {got}")
     defaults = {
         "gain": "linear",
@@ -642,13 +641,12 @@ class Builder:
         if metric == "idcg":
             return self.ideal(None if k is None else number(k))
         if metric == "ndcg":
-            empty = null_double() if opts.empty_ideal is None else double(opts.empty_ideal)
             return coalesce(
                 div(
                     self.ranked_sum(k, "_g", "log"),
                     nullif(self.ideal(self.ndcg_cut(k)), double(0)),
                 ),
-                empty,
+                self._empty_ideal(),
             )
         relevant = exp.Sum(this=col("_h"))
         hit = eq(col("_h"), number(1))
@@ -695,7 +693,17 @@ class Builder:
             value = exp.Add(this=self.ranked_sum(k, "_u", "geometric"), expression=rest)
         else:  # judged_at_k
             value = div(self.ranked_sum(k, "_jud"), nullif(self._returned(k), number(0)))
-        return self._tie_guard(metric, k, coalesce(value, double(0)))
+        value = coalesce(value, double(0))
+        if metric in _EMPTY_IDEAL:
+            # the macros' _ndcg_empty: no relevant judged row (returned or not) -> empty_ideal;
+            # else the value, 0.0 where its own denominator is 0 (AP 'retrieved', nothing found)
+            nothing = eq(coalesce(exp.Sum(this=col("_h")), number(0)), number(0))
+            value = case((nothing, self._empty_ideal()), default=value)
+        return self._tie_guard(metric, k, value)
+
+    def _empty_ideal(self) -> exp.Expression:
+        empty = self.opts.empty_ideal
+        return null_double() if empty is None else double(number(empty))
 
     def _bpref_term(self) -> exp.Expression:
         """A relevant returned row's 1 - min(y, R) / min(N, R), y the judged non-relevant rows

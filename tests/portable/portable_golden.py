@@ -17,6 +17,20 @@ golden_ties: ties whose order changes no metric (equal grades; non-relevant rows
   t2  grade 0, then grades 1, 1, 1 tied at positions 2-4, unjudged and grade 0 tied at 5-6
   t3  fractional grades, no ties
   t4  two unjudged rows tied: nothing relevant
+golden_empty: queries with nothing relevant (empty_ideal) beside queries whose relevant rows
+  give 0 for another reason; no tie except two unjudged rows (u2), so every metric answers:
+  n1  judged grades 0 (one never returned) and an unjudged row: nothing relevant
+  n2  grades 1, 0, 1: relevant at threshold 1, nothing relevant at threshold 2
+  u1  only unjudged rows (rel NULL)
+  u2  only unjudged rows, tied
+  m1  the relevant rows (grades 2, 1) never returned; a grade 0 and an unjudged row returned
+  m2  nothing returned, one relevant judged row
+  m3  nothing returned, nothing relevant (a grade 0 and an unjudged row)
+  r1  the relevant rows at positions 3-4, after k = 2 (hit@2, RR@2, AP@2 'retrieved': 0)
+  r2  relevant rows at positions 1 and 3 (grades 2, 1), an unjudged row, a grade 3 never
+      returned
+golden_peer: every judged row returned, binary grades, as the peers see a query (their empty
+  query has no positive target): p1 [1, 0, 1], p2 [0, 0] (empty), p3 [0, 1]
 """
 
 from __future__ import annotations
@@ -92,6 +106,47 @@ GOLDEN_TIES: list[tuple[Any, ...]] = [
     ("t4", "b", None, 1.0),
 ]
 
+GOLDEN_EMPTY: list[tuple[Any, ...]] = [
+    ("n1", "a", 0.0, 1.0),
+    ("n1", "b", 0.0, 2.0),
+    ("n1", "c", None, 3.0),
+    ("n1", "d", 0.0, None),
+    ("n2", "a", 1.0, 1.0),
+    ("n2", "b", 0.0, 2.0),
+    ("n2", "c", 1.0, 3.0),
+    ("u1", "a", None, 1.0),
+    ("u1", "b", None, 2.0),
+    ("u2", "a", None, 1.0),
+    ("u2", "b", None, 1.0),
+    ("m1", "a", 0.0, 1.0),
+    ("m1", "b", None, 2.0),
+    ("m1", "c", 2.0, None),
+    ("m1", "d", 1.0, None),
+    ("m2", "a", 3.0, None),
+    ("m3", "a", 0.0, None),
+    ("m3", "b", None, None),
+    ("r1", "a", 0.0, 1.0),
+    ("r1", "b", 0.0, 2.0),
+    ("r1", "c", 2.0, 3.0),
+    ("r1", "d", 1.0, 4.0),
+    ("r1", "e", 0.0, None),
+    ("r2", "a", 2.0, 1.0),
+    ("r2", "b", 0.0, 2.0),
+    ("r2", "c", 1.0, 3.0),
+    ("r2", "d", None, 4.0),
+    ("r2", "e", 3.0, None),
+]
+
+GOLDEN_PEER: list[tuple[Any, ...]] = [
+    ("p1", "a", 1.0, 1.0),
+    ("p1", "b", 0.0, 2.0),
+    ("p1", "c", 1.0, 3.0),
+    ("p2", "a", 0.0, 1.0),
+    ("p2", "b", 0.0, 2.0),
+    ("p3", "a", 0.0, 1.0),
+    ("p3", "b", 1.0, 2.0),
+]
+
 # Event pipeline: rankings (query_id, item_id, position) and events (query_id, item_id, event_type).
 RANKINGS: list[tuple[Any, ...]] = [
     ("s1", "a", 1),
@@ -117,11 +172,22 @@ EVENTS: list[tuple[Any, ...]] = [
     ("s4", "z", "purchase"),  # a query that was never ranked: NDCG 0
 ]  # s3 has rankings but no events: IDCG 0, NDCG = empty_ideal
 
+# A second ranker of the same queries: positions 1 and 2 swapped (s3 again without events).
+RANKINGS_B: list[tuple[Any, ...]] = [
+    (q, i, {1: 2, 2: 1}.get(position, position)) for q, i, position in RANKINGS
+]
+
 TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[Any, ...]]]] = {
     "golden": (COLUMNS, GOLDEN),
     "golden_int": (INT_COLUMNS, GOLDEN_INT),
     "golden_ties": (COLUMNS, GOLDEN_TIES),
+    "golden_empty": (COLUMNS, GOLDEN_EMPTY),
+    "golden_peer": (COLUMNS, GOLDEN_PEER),
     "rankings": ([("query_id", "TEXT"), ("item_id", "TEXT"), ("position", "BIGINT")], RANKINGS),
+    "rankings_b": (
+        [("query_id", "TEXT"), ("item_id", "TEXT"), ("position", "BIGINT")],
+        RANKINGS_B,
+    ),
     "events": ([("query_id", "TEXT"), ("item_id", "TEXT"), ("event_type", "TEXT")], EVENTS),
 }
 

@@ -94,6 +94,38 @@ def test_compare_matches_macros_and_scipy(
             assert row["sd_diff"] == 0 and row["df"] == n - 1, where
 
 
+@pytest.mark.parametrize("empty", [0.0, 1.0, None])
+def test_compare_empty_ideal_matches_compare_summary(
+    engine: Engine, reference: duckdb.DuckDBPyConnection, empty: float | None
+) -> None:
+    """empty_ideal reaches both rankers' NDCG: s3 (no events) scores it, or with NULL leaves
+    the pairs, as in compare_summary."""
+    sql = compare_to_sql(
+        engine.dialect,
+        rankings_a="rankings",
+        rankings_b="rankings_b",
+        events="events",
+        k=3,
+        empty_ideal=empty,
+    )
+    (row,) = engine.run(sql)
+    (truth,) = reference.execute(
+        "SELECT k, queries, mean_a, mean_b, mean_diff, p_value, wins, ties, losses FROM "
+        "compare_summary('rankings', 'rankings_b', 'events', k := 3, empty_ideal := ?::DOUBLE)",
+        [empty],
+    ).fetchall()
+    got = dict(zip(("k", *_COLUMNS), row, strict=True))
+    assert (got["k"], got["queries"], got["wins"], got["ties"], got["losses"]) == (
+        truth[0],
+        truth[1],
+        *truth[6:],
+    )
+    assert got["queries"] == (2 if empty is None else 3)
+    for name, want in zip(("mean_a", "mean_b", "mean_diff"), truth[2:5], strict=True):
+        assert _close(got[name], want, MEAN_TOLERANCE), (name, got[name], want)
+    assert _close(got["p_value"], truth[5], P_TOLERANCE)
+
+
 _COLUMNS = (
     "queries",
     "mean_a",

@@ -80,6 +80,35 @@ EXPECTED = {
     ),
 }
 
+# The result column of to_sql("r_precision", dialect, table="runs", empty_ideal=None, ties="key",
+# tie_key="item_id"), reviewed by hand: a query with no relevant judged row (the sum of the
+# relevance flag _h over all its rows, returned or not, is 0) gets empty_ideal, typed NULL;
+# else the value, 0 where it divides by 0.
+EMPTY_IDEAL_COLUMN = {
+    "trino": (
+        'CASE WHEN COALESCE(SUM("_h"), 0) = 0 THEN CAST(NULL AS DOUBLE) ELSE COALESCE(CAST(('
+        'COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= "_rt" THEN CAST("_h" AS DOUBLE) END), '
+        'CAST(0 AS DOUBLE))) AS DOUBLE) / (NULLIF(SUM("_h"), 0)), CAST(0 AS DOUBLE)) END AS '
+        '"r_precision"'
+    ),
+    "bigquery": (
+        "CASE WHEN COALESCE(SUM(`_h`), 0) = 0 THEN CAST(NULL AS FLOAT64) ELSE COALESCE((COALESCE("
+        "SUM(CASE WHEN `_ret` = 1 AND `_p` <= `_rt` THEN CAST(`_h` AS FLOAT64) END), CAST(0 AS "
+        "FLOAT64))) / (NULLIF(SUM(`_h`), 0)), CAST(0 AS FLOAT64)) END AS `r_precision`"
+    ),
+    "snowflake": (
+        'CASE WHEN COALESCE(SUM("_h"), 0) = 0 THEN CAST(NULL AS DOUBLE) ELSE COALESCE((COALESCE('
+        'SUM(CASE WHEN "_ret" = 1 AND "_p" <= "_rt" THEN CAST("_h" AS DOUBLE) END), CAST(0 AS '
+        'DOUBLE))) / (NULLIF(SUM("_h"), 0)), CAST(0 AS DOUBLE)) END AS "r_precision"'
+    ),
+    "redshift": (
+        'CASE WHEN COALESCE(SUM("_h"), 0) = 0 THEN CAST(NULL AS DOUBLE PRECISION) ELSE COALESCE('
+        'CAST((COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= "_rt" THEN CAST("_h" AS DOUBLE '
+        'PRECISION) END), CAST(0 AS DOUBLE PRECISION))) AS DOUBLE PRECISION) / (NULLIF(SUM("_h"), '
+        '0)), CAST(0 AS DOUBLE PRECISION)) END AS "r_precision"'
+    ),
+}
+
 FLOAT_TYPES = {exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT}
 RAISE_FUNCTION = {
     "duckdb": "ERROR(",
@@ -95,6 +124,17 @@ RAISE_FUNCTION = {
     "bigquery": "ERROR(",
 }
 WHOLE_RANKING = ["r_precision", "bpref"]  # no cutoff
+# the metrics whose macro takes empty_ideal
+EMPTY_IDEAL = [
+    "ndcg",
+    "recall_at_k",
+    "hit_rate",
+    "reciprocal_rank",
+    "average_precision",
+    "r_precision",
+    "f1_at_k",
+    "bpref",
+]
 # Statements exercising every metric and the gain/tie conventions: ties by key, and the tie-group
 # means and order guards of ties='average' (r_precision and bpref take no k: their own statement).
 ALL_METRICS = [
@@ -108,6 +148,12 @@ ALL_METRICS = [
     {"metric": [m for m in METRICS if m not in WHOLE_RANKING], "k": [3, None], "p": 0.5},
     {"metric": WHOLE_RANKING, "ties": "key", "tie_key": "item_id"},
     {"metric": WHOLE_RANKING, "threshold": 2},
+    {
+        "metric": [m for m in EMPTY_IDEAL if m not in WHOLE_RANKING],
+        "k": [3, None],
+        "empty_ideal": None,
+    },
+    {"metric": WHOLE_RANKING, "empty_ideal": 1.0},
 ]
 
 
@@ -119,6 +165,46 @@ def test_golden_string(dialect: str) -> None:
     spelled = {"redshift": lambda text: text.replace("POW(", "POWER(")}.get(dialect, str)
     assert spelled(sql) == spelled(EXPECTED[dialect])
     assert spelled(sqlglot.parse_one(sql, read=dialect).sql(dialect)) == spelled(sql)
+
+
+@pytest.mark.parametrize("dialect", sorted(EMPTY_IDEAL_COLUMN))
+def test_golden_empty_ideal_column(dialect: str) -> None:
+    sql = to_sql(
+        "r_precision", dialect, table="runs", empty_ideal=None, ties="key", tie_key="item_id"
+    )
+    column = sqlglot.parse_one(sql, read=dialect).expressions[1]
+    assert column.sql(dialect) == EMPTY_IDEAL_COLUMN[dialect]
+    assert sqlglot.parse_one(sql, read=dialect).sql(dialect) == sql
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("empty", [0.0, 1.0, -0.5, 2, None])
+def test_empty_ideal_is_taken_by_every_metric_whose_macro_has_it(
+    metric: str, empty: float | None
+) -> None:
+    """The metrics of EMPTY_IDEAL take empty_ideal, printed as a DOUBLE (or a typed NULL) in
+    every dialect; the others refuse it, naming the metrics that take it (unless it is the
+    default, 0.0, which is no option given, as for every option)."""
+    k = None if metric in WHOLE_RANKING else 3
+    if metric not in EMPTY_IDEAL and empty != 0.0:
+        with pytest.raises(ValueError) as raised:
+            to_sql(metric, "postgres", table="runs", k=k, empty_ideal=empty)
+        assert str(raised.value) == (
+            f"empty_ideal applies only to {', '.join(EMPTY_IDEAL)}; metric is [{metric!r}]"
+        )
+        return
+    if metric not in EMPTY_IDEAL:
+        assert to_sql(metric, "postgres", table="runs", k=k, empty_ideal=0.0) == to_sql(
+            metric, "postgres", table="runs", k=k
+        )
+        return
+    written = "NULL" if empty is None else repr(empty)
+    for dialect in DIALECTS:
+        tree = sqlglot.parse_one(
+            to_sql(metric, dialect, table="runs", k=k, empty_ideal=empty), read=dialect
+        )
+        casts = [c for c in tree.expressions[1].find_all(exp.Cast) if c.to.this in FLOAT_TYPES]
+        assert any(c.this.sql() == written for c in casts), (dialect, tree.expressions[1].sql())
 
 
 def _trees(dialect: str) -> list[tuple[str, exp.Expression]]:
@@ -235,6 +321,11 @@ BAD_ARGUMENTS = [
     ({"metric": "precision_at_k", "denominator": "min_k"}, "denominator applies only to"),
     ({"metric": "r_precision", "k": 10}, "k does not apply to r_precision"),
     ({"metric": ["ndcg", "bpref"], "k": [None, 5]}, "k does not apply to bpref"),
+    ({"metric": "precision_at_k", "empty_ideal": 1.0}, "empty_ideal applies only to ndcg, rec"),
+    ({"metric": "err", "empty_ideal": None}, "empty_ideal applies only to"),
+    ({"metric": "hit_rate", "empty_ideal": "1"}, "empty_ideal must be a finite number or None"),
+    ({"metric": "bpref", "empty_ideal": float("nan")}, "empty_ideal must be a finite number"),
+    ({"empty_ideal": True}, "empty_ideal must be a finite number or None .NULL., got True"),
     ({"table": ""}, "table must be"),
     ({"rel_col": ""}, "rel_col must be"),
 ]

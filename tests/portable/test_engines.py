@@ -7,7 +7,7 @@ from typing import Any
 import duckdb
 import pytest
 from conftest import Engine
-from portable_golden import EVENTS, RANKINGS
+from portable_golden import EVENTS, GOLDEN_EMPTY, RANKINGS
 
 from duckdb_ndcg.portable import METRICS, column_name, events_to_sql, to_sql
 from duckdb_ndcg.portable._metrics import _ORDER_DEPENDENT as ORDER_DEPENDENT
@@ -25,6 +25,8 @@ CONVENTIONS: dict[str, dict[str, Any]] = {
     "ties-key-all": {"ties": "key", "tie_key": "item_id"},
     "log10": {"k": 3, "log_base": 10},
     "empty-null": {"k": 4, "empty_ideal": None},
+    "empty-null-all": {"empty_ideal": None},
+    "empty-one-key": {"k": 2, "empty_ideal": 1.0, "ties": "key", "tie_key": "item_id"},
     "clamp": {"k": 10, "clamp_k": True},
     "full-ideal": {"full_ideal": True},
     "threshold2": {"k": 4, "threshold": 2, "ties": "key", "tie_key": "item_id"},
@@ -99,13 +101,7 @@ def expected(
         rows = reference.execute(macro_sql(metric, table, k, conventions)).fetchall()
     except duckdb.Error as error:
         return error
-    result = dict(rows)
-    if metric == "r_precision":
-        # sql/metrics/r_precision.sql with ties='key' gives NULL, not 0.0, to a query with relevant judged
-        # rows and nothing returned (golden q5): list_count of a NULL list. ties='average', the
-        # other family metrics and trec_eval (Rprec) give 0.0, and so does the portable SQL.
-        result = {q: 0.0 if v is None else v for q, v in result.items()}
-    return result
+    return dict(rows)
 
 
 def run(engine: Engine, sql: str) -> dict[str, tuple[Any, ...]]:
@@ -272,6 +268,156 @@ def test_ties_whose_order_cannot_matter(
     truth = expected(reference, metric, "golden_ties", k, options)
     assert isinstance(truth, dict)
     assert got == {q: (pytest.approx(v, abs=TOLERANCE),) for q, v in truth.items()}
+
+
+# empty_ideal: the result of a query with no relevant judged row (rel >= threshold, returned or
+# not), for every metric whose macro takes it, in each of its variants that changes what counts as
+# relevant or what the value divides by (golden_empty: such queries beside queries scoring 0 for
+# another reason: relevant rows never returned, or only after k, or none retrieved).
+EMPTY_IDEAL_METRICS = [m for m in METRICS if applies(m, {"empty_ideal": None})]
+EMPTY_IDEALS = (0.0, 1.0, None)
+EMPTY_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"k": 2},
+    {"k": 2, "denominator": "min_k"},
+    {"k": 2, "denominator": "retrieved"},
+    {"denominator": "retrieved"},
+    {"threshold": 2},
+    {"ties": "key", "tie_key": "item_id"},
+]
+EMPTY_CASES = [
+    pytest.param(m, o, id=f"{m}-{'-'.join(f'{n}={v}' for n, v in o.items()) or 'default'}")
+    for m in EMPTY_IDEAL_METRICS
+    for o in EMPTY_OPTIONS
+    if applies(m, {**o, "empty_ideal": None})
+]
+
+
+def _nothing_relevant(threshold: float) -> set[str]:
+    """golden_empty's queries with no judged row of grade >= threshold (returned or not)."""
+    queries = {q for q, *_ in GOLDEN_EMPTY}
+    return queries - {q for q, _, rel, _ in GOLDEN_EMPTY if rel is not None and rel >= threshold}
+
+
+def test_every_metric_with_an_empty_ideal_takes_it() -> None:
+    """The metrics whose macro has empty_ideal (the conventions table), and only those."""
+    from duckdb_ndcg.conventions import MACROS
+
+    assert EMPTY_IDEAL_METRICS == [
+        m for m in METRICS if any(p.name == "empty_ideal" for p in MACROS[m].params)
+    ]
+    assert EMPTY_IDEAL_METRICS == [
+        "ndcg",
+        "recall_at_k",
+        "hit_rate",
+        "reciprocal_rank",
+        "average_precision",
+        "r_precision",
+        "f1_at_k",
+        "bpref",
+    ]
+
+
+@pytest.mark.parametrize(("metric", "options"), EMPTY_CASES)
+def test_empty_ideal_matches_macros(
+    engine: Engine, reference: duckdb.DuckDBPyConnection, metric: str, options: dict[str, Any]
+) -> None:
+    """0.0, 1.0 and NULL: equal to the macro with the same options, query by query; for the
+    family metrics the value changes with empty_ideal exactly on the queries with nothing
+    relevant (ndcg's rule is IDCG 0, which with k NULL also holds for a query that returned
+    nothing: m2)."""
+    results = {}
+    for empty in EMPTY_IDEALS:
+        conventions = {**options, "empty_ideal": empty}
+        sql = to_sql(metric, engine.dialect, table="golden_empty", **conventions)
+        truth = expected(reference, metric, "golden_empty", options.get("k"), conventions)
+        assert isinstance(truth, dict)
+        got = run(engine, sql)
+        assert got == {q: (pytest.approx(v, abs=TOLERANCE),) for q, v in truth.items()}, empty
+        results[empty] = truth
+    if metric == "ndcg":
+        return
+    empty_queries = _nothing_relevant(options.get("threshold", 1))
+    for query_id, value in results[0.0].items():
+        if query_id in empty_queries:
+            assert (value, results[1.0][query_id], results[None][query_id]) == (0.0, 1.0, None)
+        else:
+            assert value == results[1.0][query_id] == results[None][query_id] is not None
+    # queries with relevant rows that score 0 all the same (never returned, after k, none
+    # retrieved) keep their 0 whatever empty_ideal is
+    assert {"m1", "m2"} <= {q for q, v in results[1.0].items() if v == 0.0}
+
+
+# The peers' conventions for a query without a relevant item, as empty_ideal: torchmetrics'
+# retrieval metrics (RetrievalRecall, RetrievalHitRate, RetrievalMRR, RetrievalMAP,
+# RetrievalRPrecision) score it 0 with empty_target_action='neg' (their default), 1 with 'pos',
+# and leave it out of the mean with 'skip' (NULL, which avg() skips); XGBoost's `map` metric
+# scores it 1 (`map-`: 0). golden_peer: p1 [1, 0, 1], p2 [0, 0] (no positive), p3 [0, 1].
+PEER_ACTIONS = {"neg": 0.0, "pos": 1.0, "skip": None}
+# per metric: (to_sql options, p1, p3): recall@2, hit@2, RR, AP, R-precision
+PEER_VALUES: dict[str, tuple[dict[str, Any], float, float]] = {
+    "recall_at_k": ({"k": 2}, 1 / 2, 1.0),
+    "hit_rate": ({"k": 2}, 1.0, 1.0),
+    "reciprocal_rank": ({}, 1.0, 1 / 2),
+    "average_precision": ({}, (1 + 2 / 3) / 2, 1 / 2),
+    "r_precision": ({}, 1 / 2, 0.0),
+}
+# the mean over p1, p2, p3 of each metric under each action (torchmetrics' aggregation 'mean')
+PEER_MEANS = {
+    "recall_at_k": {"neg": 1 / 2, "pos": 5 / 6, "skip": 3 / 4},
+    "hit_rate": {"neg": 2 / 3, "pos": 1.0, "skip": 1.0},
+    "reciprocal_rank": {"neg": 1 / 2, "pos": 5 / 6, "skip": 3 / 4},
+    "average_precision": {"neg": 4 / 9, "pos": 7 / 9, "skip": 2 / 3},
+    "r_precision": {"neg": 1 / 6, "pos": 1 / 2, "skip": 1 / 4},
+}
+
+
+@pytest.mark.parametrize("action", PEER_ACTIONS)
+@pytest.mark.parametrize("metric", PEER_VALUES)
+def test_empty_ideal_gives_the_peers_empty_target_action(
+    engine: Engine, metric: str, action: str
+) -> None:
+    options, p1, p3 = PEER_VALUES[metric]
+    empty = PEER_ACTIONS[action]
+    got = run(
+        engine, to_sql(metric, engine.dialect, table="golden_peer", empty_ideal=empty, **options)
+    )
+    assert got == {
+        "p1": (pytest.approx(p1, abs=TOLERANCE),),
+        "p2": (empty,),
+        "p3": (pytest.approx(p3, abs=TOLERANCE),),
+    }
+    kept = [v for (v,) in got.values() if v is not None]  # avg() skips NULL
+    assert sum(kept) / len(kept) == pytest.approx(PEER_MEANS[metric][action], abs=TOLERANCE)
+
+
+def test_empty_ideal_one_is_xgboosts_map(engine: Engine) -> None:
+    """XGBoost's `map`: a query with no positive label has AP 1 (empty_ideal := 1.0)."""
+    got = run(
+        engine, to_sql("average_precision", engine.dialect, table="golden_peer", empty_ideal=1.0)
+    )
+    assert got["p2"] == (1.0,)
+    mean = sum(v for (v,) in got.values()) / 3
+    assert mean == pytest.approx((5 / 6 + 1 + 1 / 2) / 3, abs=TOLERANCE)
+
+
+@pytest.mark.parametrize("empty", EMPTY_IDEALS)
+def test_events_empty_ideal_matches_ndcg_report_macro(
+    engine: Engine, reference: duckdb.DuckDBPyConnection, empty: float | None
+) -> None:
+    """events_to_sql's empty_ideal (NDCG of a ranking whose query has no graded event: s3)."""
+    truth = dict(
+        reference.execute(
+            "SELECT query_id, ndcg FROM ndcg_report('rankings', 'events', k := 3, "
+            "empty_ideal := ?::DOUBLE)",
+            [empty],
+        ).fetchall()
+    )
+    assert truth["s3"] == empty
+    sql = events_to_sql(
+        engine.dialect, rankings="rankings", events="events", k=3, empty_ideal=empty
+    )
+    assert run(engine, sql) == {q: (pytest.approx(v, abs=TOLERANCE),) for q, v in truth.items()}
 
 
 # A bad option of the family fails in Python with the macros' own wording.
