@@ -8,23 +8,39 @@
 -- S0 (_ndcg_expected_ap_sum) does not depend on X; given X = x the x relevant rows take a
 -- uniformly random x-subset of the w slots, so (as in _ndcg_expected_ap_sum) the group adds
 --   x / w * sum_{u < w} (1 + a + u (x - 1) / (w - 1)) / (s + u)
--- and the result is sum_x P(X = x) (S0 + that) / (a + x). P(x) is a running product of the
--- ratios P(x) / P(x - 1) from the least possible x, rescaled by 2^-500 (exact) whenever it grows
--- past 2^500, and the sum divided by the sum of the weights: nothing overflows, and the terms too
--- small to matter are all that can underflow. One list_reduce over min(c, w) + 1 terms at most
--- (the start value leads the list: DuckDB 1.4/1.5's list_reduce mixes rows up with a third one).
+-- and the result is sum_x P(X = x) (S0 + that) / (a + x). Only the x within
+-- tau = sqrt(21 min(w, n - w)) of the mean w c / n are summed (widened to whole numbers): by
+-- Hoeffding's inequality, which holds for draws without replacement (and for the n - w slots
+-- after the cut, which hold c - X), the others weigh at most 2 e^-42 in all, and as every term
+-- is in [0, 1] the result moves by less than 2.3e-18. P(x) is a running product of the ratios
+-- P(x) / P(x - 1) from the least x summed, rescaled by 2^-500 (exact) whenever it grows past
+-- 2^500, and the sum divided by the sum of the weights: nothing overflows, and the terms too
+-- small to matter are all that can underflow. One list_reduce over at most
+-- 2 sqrt(21 min(w, n - w)) + 3 terms (one tie group of 100,000 rows, 75,000 relevant, cut at
+-- 50,000: 2,051 terms, 0.1 s; all 24,889 possible terms took 1.0 s, 3.3 s on DuckDB 1.4), the
+-- start value leading the list (DuckDB 1.4/1.5's list_reduce mixes rows up with a third one).
 CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m) AS
 list_transform(
     [{g: groups[-1], s0: _ndcg_expected_ap_sum(list_slice(groups, 1, len(groups) - 1), m)}],
     lambda v: list_transform([{s: v.g.s, n: v.g.n, c: v.g.c, a: v.g.a, w: m - v.g.s + 1, s0: v.s0,
                  -- sum_u 1 / (s + u) and sum_u u / (s + u) over the group's slots before the cut
                  sa: list_sum(list_transform(range(m - v.g.s + 1), lambda u: 1.0 / (v.g.s + u))),
-                 sb: list_sum(list_transform(range(m - v.g.s + 1), lambda u: u / (v.g.s + u)))}],
+                 sb: list_sum(list_transform(range(m - v.g.s + 1), lambda u: u / (v.g.s + u))),
+                 -- the counts x kept: those within tau = sqrt(21 min(w, n - w)) of the mean
+                 -- w c / n (at least the nearest whole numbers), the others weigh < 2 e^-42
+                 lo: greatest(0, m - v.g.s + 1 - (v.g.n - v.g.c),
+                              floor((m - v.g.s + 1) * v.g.c / v.g.n
+                                    - sqrt(21 * least(m - v.g.s + 1, v.g.n - (m - v.g.s + 1)))))
+                         ::BIGINT,
+                 hi: least(v.g.c, m - v.g.s + 1,
+                           ceil((m - v.g.s + 1) * v.g.c / v.g.n
+                                + sqrt(21 * least(m - v.g.s + 1, v.g.n - (m - v.g.s + 1)))))
+                         ::BIGINT}],
     lambda g: list_transform([list_reduce(list_concat(
         [{q: 1.0::DOUBLE, f: 0.0::DOUBLE, d: 0.0::DOUBLE}],
-        list_transform(range(greatest(0, g.w - (g.n - g.c)), least(g.c, g.w) + 1), lambda x: {
+        list_transform(range(g.lo, g.hi + 1), lambda x: {
             -- P(x) / P(x - 1), and 1 for the first term
-            q: CASE WHEN x = greatest(0, g.w - (g.n - g.c)) THEN 1.0
+            q: CASE WHEN x = g.lo THEN 1.0
                     ELSE (g.c - x + 1.0) * (g.w - x + 1) / (x * (g.n - g.c - g.w + x)) END::DOUBLE,
             -- the expected sum of precision given x, divided by the a + x rows retrieved
             f: CASE WHEN g.a + x = 0 THEN 0.0
@@ -33,9 +49,10 @@ list_transform(
                                                    ELSE 0.0 END))
                          / (g.a + x) END::DOUBLE,
             d: 0.0::DOUBLE})),
-        lambda acc, e: list_transform([acc.q * e.q], lambda q: CASE
-            WHEN q > pow(2.0, 500) THEN {q: q * pow(2.0, -500),
-                                         f: (acc.f + q * e.f) * pow(2.0, -500),
-                                         d: (acc.d + q) * pow(2.0, -500)}
-            ELSE {q: q, f: acc.f + q * e.f, d: acc.d + q} END)[1])],
+        -- (acc.q * e.q written out each time: a list to bind it per step cost 20x the step)
+        lambda acc, e: CASE
+            WHEN acc.q * e.q > pow(2.0, 500) THEN {q: acc.q * e.q * pow(2.0, -500),
+                                                   f: (acc.f + acc.q * e.q * e.f) * pow(2.0, -500),
+                                                   d: (acc.d + acc.q * e.q) * pow(2.0, -500)}
+            ELSE {q: acc.q * e.q, f: acc.f + acc.q * e.q * e.f, d: acc.d + acc.q * e.q} END)],
         lambda t: t.f / t.d)[1])[1])[1];
