@@ -522,7 +522,7 @@ _ndcg_placed AS (
            count(*) OVER (_w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS _n,
            row_number() OVER _w = 1 AS _first,
            count(*) OVER _all AS shown,
-           count(*) FILTER (WHERE rel > 0) OVER _all AS shown_relevant,
+           count(CASE WHEN rel > 0 THEN 1 END) OVER _all AS shown_relevant,
            bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) OVER _all AS _null_keys,
            bool_or(NOT isfinite(_rnk)) OVER _all AS _bad_rank
     FROM _ndcg_shown LEFT JOIN _ndcg_gained USING (_q, _i)
