@@ -17,6 +17,7 @@ import duckdb
 
 from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
+from duckdb_ndcg.conventions import REPORT_METRICS
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, macro, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
@@ -45,8 +46,11 @@ _FLAGS = {
     "gain": "--gain",
     "k": "--k",
     "max_grade": "--max-grade",
+    "metrics": "--metrics",
+    "threshold": "--threshold",
     "denominator": "--denominator",
     "p": "--p",
+    "empty_ideal": "--empty-ideal",
 }
 _SWITCHES = {
     ("unknown", "ignore"): "--ignore-unknown",
@@ -56,7 +60,7 @@ _SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown 
 _PARAMETER = re.compile(
     r"(?<![\w'\"-])(" + "|".join(n for n in _FLAGS if "_" in n) + r")(?:\[\d+\])?(?![\w'\"])"
 )
-_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping|denominator|p)(?= )|(?<=\bin )(mapping)\b")
+_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping|denominator|p|threshold|metrics)(?= )|(?<=\bin )(mapping)\b")
 
 
 class UsageError(Exception):
@@ -95,6 +99,51 @@ def _cutoffs(text: str) -> list[int]:
     if not cuts or min(cuts) < 1:
         raise argparse.ArgumentTypeError(f"expected positive whole numbers, got {text!r}")
     return cuts
+
+
+class _Names(tuple):
+    """The choices of a comma-separated list flag: argparse checks the parsed list against them."""
+
+    def __contains__(self, value: object) -> bool:
+        names = value if isinstance(value, list) else [value]
+        return all(tuple.__contains__(self, name) for name in names)
+
+
+_METRIC_NAMES = _Names(REPORT_METRICS.choices)
+
+
+def _metrics(text: str) -> list[str]:
+    """``--metrics ndcg,recall_at_k``: names of ndcg_report's metrics, each known, none twice."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names or names not in _METRIC_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"must name some of {', '.join(_METRIC_NAMES)}, got {text!r}"
+        )
+    if len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(f"lists a metric more than once: {text!r}")
+    return names
+
+
+def _max_grade(text: str) -> str | int | float:
+    if text == "mapping":
+        return text
+    try:
+        return _number(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected 'mapping' or a number, got {text!r}") from None
+
+
+_NULL = "null"  # --empty-ideal null: SQL NULL (None), which avg() skips
+
+
+def _number_or_null(text: str) -> int | float | str:
+    """A number as written, or ``null`` (any case) for SQL NULL."""
+    if text.strip().lower() == _NULL:
+        return _NULL
+    try:
+        return _number(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a number or null, got {text!r}") from None
 
 
 def _positive(text: str) -> int:
@@ -156,6 +205,25 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 1,5,10 (default 10)")
     ev.add_argument("--slice-by", default="", help="comma-separated columns of rankings")
     ev.add_argument("--summary", action="store_true", help="mean per slice and k, not per query")
+    ev.add_argument(
+        "--metrics",
+        type=_metrics,
+        choices=_METRIC_NAMES,
+        metavar="NAMES",
+        help="comma-separated metrics beside ndcg, each a column: "
+        + ", ".join(REPORT_METRICS.choices[1:])
+        + " (default ndcg)",
+    )
+    ev.add_argument(
+        "--threshold",
+        type=_number,
+        help="grade >= threshold is relevant for the --metrics family (default 1)",
+    )
+    ev.add_argument(
+        "--max-grade",
+        type=_max_grade,
+        help="err's scale: 'mapping' (default: the mapping's largest grade) or a number",
+    )
     ev.add_argument("--query-col", default="query_id", help="query column (default query_id)")
     ev.add_argument("--item-col", default="item_id", help="item column (default item_id)")
     ev.add_argument(
@@ -245,6 +313,12 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         choices=["relevant", "min_k", "retrieved"],
         help="recall_at_k, average_precision: divide by every relevant item, min(relevant, k), or "
         "(average_precision) the relevant items retrieved (default relevant)",
+    )
+    sq.add_argument(
+        "--empty-ideal",
+        type=_number_or_null,
+        help="ndcg, events and the metrics whose macro takes it: the result of a query with "
+        "nothing relevant (ndcg: IDCG 0), a number or null, which avg() skips (default 0.0)",
     )
     sq.add_argument("--pretty", action="store_true", help="indent the statement")
     sq.set_defaults(run=_sql)
@@ -417,10 +491,21 @@ def _evaluate(args: argparse.Namespace) -> None:
         "unknown": "ignore" if args.ignore_unknown else "error",
         "duplicates": "allow" if args.allow_duplicates else "error",
     }
+    family = {
+        name: value
+        for name, value in (
+            ("metrics", args.metrics),
+            ("threshold", args.threshold),
+            ("max_grade", args.max_grade),
+        )
+        if value is not None
+    }
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
         _stage("reading, grading and reporting")
         shape = "summary" if args.summary else "report"
-        relation = evaluate(args.rankings, args.events, k=args.k, shape=shape, **common)
+        relation = evaluate(
+            args.rankings, args.events, k=args.k, shape=shape, **common, **family
+        )
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         relation.order(", ".join(map(_quoted, keys))).to_table("_ndcg_result")  # computed once
         if page:
@@ -544,18 +629,18 @@ def _script(args: argparse.Namespace) -> None:
 
 # The options of `sql` that apply with --dialect, per target: the event pipeline or a metric.
 _SQL_OPTIONS = {
-    "events": ("k", "gain", "ties", "rankings", "events", "pretty"),
+    "events": ("k", "gain", "ties", "empty_ideal", "rankings", "events", "pretty"),
     "metric": (
-        "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator", "table",
-        "pretty",
+        "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator",
+        "empty_ideal", "table", "pretty",
     ),
 }
 
 
 def _sql(args: argparse.Namespace) -> None:
     names = (
-        "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator", "table",
-        "rankings", "events", "pretty",
+        "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator",
+        "empty_ideal", "table", "rankings", "events", "pretty",
     )
     given = {name: getattr(args, name) for name in names}
     given = {
@@ -585,6 +670,8 @@ def _sql(args: argparse.Namespace) -> None:
         )
     if args.k is not None:
         given["k"] = args.k[0] if len(args.k) == 1 else args.k
+    if given.get("empty_ideal") == _NULL:
+        given["empty_ideal"] = None
     if target == "events":
         print(events_to_sql(args.dialect, **{"rankings": "rankings", "events": "events", **given}))
     else:

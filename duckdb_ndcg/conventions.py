@@ -107,6 +107,16 @@ REPORT_OPTIONS = (
     DUPLICATES,
     *EVENT_OPTIONS,
 )
+# ndcg_report's family metrics (each column named like its aggregate) and their two settings;
+# max_grade is 'mapping' (the mapping's largest grade) or a number, so it is not enumerated
+REPORT_METRICS = Param(
+    "metrics",
+    "['ndcg']",
+    ("ndcg", "precision_at_k", "recall_at_k", "f1_at_k", "hit_rate", "reciprocal_rank",
+     "average_precision", "r_precision", "err", "rbp"),
+    many=True,
+)
+REPORT_METRIC_OPTIONS = (REPORT_METRICS, THRESHOLD, default("max_grade", "'mapping'"))
 CONF = default("conf", "0.95")
 ALPHA = default("alpha", "0.05")
 TEST = Param("test", "'t'", ("t", "wilcoxon", "sign", "randomization"))
@@ -169,9 +179,9 @@ _TABLE = (
     Macro("event_match", "report", (*required("rankings", "events"), QUERY_COL, ITEM_COL,
                                     *EVENT_OPTIONS[:2], default("sample", "10000"))),
     Macro("ndcg_report", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
-                                    *REPORT_OPTIONS)),
+                                    *REPORT_OPTIONS, *REPORT_METRIC_OPTIONS)),
     Macro("ndcg_summary", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
-                                     *REPORT_OPTIONS, CONF)),
+                                     *REPORT_OPTIONS, CONF, *REPORT_METRIC_OPTIONS)),
     Macro("compare_rankers", "report", (*required("rankings_a", "rankings_b", "events"),
                                         K_REPORT, SLICE_BY, *PAIRING, *REPORT_OPTIONS)),
     Macro("compare_summary", "report", (*required("rankings_a", "rankings_b", "events"),
@@ -217,8 +227,9 @@ CLI_SWITCHES = {
     "duplicates": ("--allow-duplicates", "allow"),
 }
 # options given as comma-separated text: ``--k 5,10`` is ``k := [5, 10]``, ``--k``'s default
-# ``[10]`` is ``k := 10``; ``--slice-by ''`` is ``slice_by := []``
-CLI_LISTS = ("k", "slice_by")
+# ``[10]`` is ``k := 10``; ``--slice-by ''`` is ``slice_by := []``; ``--metrics ndcg,err`` is
+# ``metrics := ['ndcg', 'err']`` (absent: the macro's default)
+CLI_LISTS = ("k", "slice_by", "metrics")
 
 
 def cli_flag(name: str) -> str:

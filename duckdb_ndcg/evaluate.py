@@ -11,7 +11,15 @@ from pathlib import Path
 
 import duckdb
 
-from duckdb_ndcg.conventions import COLLAPSE, DUPLICATES, GAIN, TIES, UNKNOWN, Param
+from duckdb_ndcg.conventions import (
+    COLLAPSE,
+    DUPLICATES,
+    GAIN,
+    REPORT_METRICS,
+    TIES,
+    UNKNOWN,
+    Param,
+)
 from duckdb_ndcg.macros import register
 
 _FILE_SUFFIXES = (".parquet", ".csv", ".tsv")
@@ -143,6 +151,9 @@ def evaluate(
     collapse: str = "max",
     time_col: str | None = None,
     unknown: str = "error",
+    metrics: str | Sequence[str] = ("ndcg",),
+    threshold: float = 1,
+    max_grade: str | float = "mapping",
     shape: str = "report",
 ) -> duckdb.DuckDBPyRelation:
     """NDCG@k per query (``shape='report'``) or its mean per slice (``'summary'``) from event logs.
@@ -155,13 +166,19 @@ def evaluate(
     ``unknown='ignore'`` dropped, and when (almost) no graded event matches a shown item. The other
     options are ``ndcg_report``'s, with its defaults: ``log_base`` is the base of the discount
     ``log_base(position + 1)`` (2; any finite number above 1), ``gain`` 'linear' or 'exponential'.
+    ``metrics`` adds family metrics (``'precision_at_k'``, ``'err'``, ...) as columns of the
+    report, with ``threshold`` (relevant: grade >= threshold) and err's ``max_grade``
+    (``'mapping'``: the mapping's largest grade); ``shape='summary'`` gives their means
+    (``mean_precision_at_k``, ...).
 
     Example::
 
         rel = duckdb_ndcg.evaluate("shown.parquet", "events.parquet", k=[5, 10])
         rel.df()  # query_id, k, ndcg, dcg, idcg, shown, shown_relevant, relevant
+        duckdb_ndcg.evaluate("shown.parquet", "events.parquet", metrics=["ndcg", "recall_at_k"])
     """
     _choice("shape", shape, _SHAPES)
+    names = checked_metrics(metrics, threshold, max_grade)
     cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
@@ -211,8 +228,32 @@ def evaluate(
             "unknown": unknown,
         }
     )
+    # the names are checked against a fixed list, so they are written into the SQL: a literal
+    # list lets DuckDB drop the family's branch when only ndcg is asked for
+    listed = ", ".join(f"'{name}'" for name in names)
+    arguments += f", metrics := [{listed}], threshold := ?, max_grade := ?"
+    params += [threshold, max_grade]
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
     return con.sql(sql, params=[ranked.name, logged.name, *params])
+
+
+def checked_metrics(
+    metrics: str | Sequence[str], threshold: float, max_grade: str | float
+) -> list[str]:
+    """``metrics`` as a list of names, checked with ``threshold`` and ``max_grade``: ValueError
+    in the macro's words (an unknown name, an empty list or a name given twice)."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names or any(name not in REPORT_METRICS.choices for name in names):
+        raise ValueError(REPORT_METRICS.error(repr(metrics)))
+    if len(set(names)) < len(names):
+        raise ValueError(f"metrics lists a metric more than once: {names!r}")
+    if not _is_number(threshold) or not (math.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"threshold must be a positive number, got {threshold!r}")
+    if max_grade != "mapping" and (
+        not _is_number(max_grade) or not (math.isfinite(max_grade) and max_grade > 0)
+    ):
+        raise ValueError(f"max_grade must be 'mapping' or a positive number, got {max_grade!r}")
+    return names
 
 
 def _checked_report_options(

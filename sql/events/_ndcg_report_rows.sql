@@ -1,10 +1,12 @@
 -- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
 --                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
---                   time_col, unknown)
+--                   time_col, unknown, metrics := ['ndcg'], threshold := 1,
+--                   max_grade := 'mapping')
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
---            relevant)
+--            relevant, _judged STRUCT(i, rel, rnk)[])
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
--- parameters). Built only of what DuckDB spills to disk, so a log larger than memory finishes:
+-- parameters; metrics, threshold and max_grade are checked here, used by
+-- _ndcg_report_metric_rows). Built only of what DuckDB spills to disk, so a log larger than memory finishes:
 -- hash aggregates with fixed-size states, one hash join, and one window sort per ranking.
 --   1. events -> grades (event_relevance); the graded items with a gain (usually few) are joined
 --      to the shown rows.
@@ -17,13 +19,23 @@
 --      own group (order by rank, then item descending, as trec_eval). Tie groups are summed
 --      first, so a huge group costs its size once.
 --   4. IDCG@k: the graded gains of each query, best first (a window over the gained items).
+--   5. Only when metrics names more than ndcg (a constant condition: DuckDB drops this branch
+--      otherwise, so the default plan is steps 1-4 alone): _judged, the judged run of each
+--      ranking as a list — the rows read in step 2 with their grade (0 without events) and s as
+--      rank key (s orders the rows as the ranking does and is equal exactly within a tie group),
+--      plus the graded items of the query not among them with rnk NULL; NULL otherwise.
+--      _ndcg_report_metric_rows scores it with the family's aggregates. Rows below the depth
+--      read count as not shown: they cannot change a metric at a cutoff <= max(k) except
+--      through the relevant count, which keeps them. r_precision reads R rows (R can exceed k),
+--      so it reads whole rankings.
 -- duplicates = 'error' checks the rows a cutoff reads (those with s <= max(k) + 1: the first
--- max(k) + 1 rows and whole tie groups there; all rows when k is NULL): a duplicate further down
--- cannot change NDCG@k.
+-- max(k) + 1 rows and whole tie groups there; all rows when k is NULL or r_precision is named): a
+-- duplicate further down cannot change a metric at k.
 CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col,
                                           position_col, score_col, ties, gain, log_base,
                                           empty_ideal, duplicates, event_col, mapping, collapse,
-                                          time_col, unknown) AS TABLE
+                                          time_col, unknown, metrics := ['ndcg'],
+                                          threshold := 1, max_grade := 'mapping') AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
@@ -43,10 +55,14 @@ _ndcg_gained AS (
 ),
 _ndcg_cfg AS (
     -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
-    SELECT _cuts,
-           CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
-                THEN list_max(_cuts) + 1 END AS _depth
-    FROM (SELECT _ndcg_report_cuts(k) AS _cuts)
+    SELECT _cuts, _depth,
+           -- the rows read: r_precision reads R rows, which can be more than max(k) + 1
+           CASE WHEN NOT coalesce(list_contains(metrics, 'r_precision'), false) THEN _depth END
+               AS _read_depth
+    FROM (SELECT _cuts,
+                 CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
+                      THEN list_max(_cuts) + 1 END AS _depth
+          FROM (SELECT _ndcg_report_cuts(k) AS _cuts))
 ),
 _ndcg_cuts AS (
     SELECT unnest(_cuts) AS _k FROM _ndcg_cfg
@@ -89,8 +105,8 @@ _ndcg_placed AS (
 ),
 _ndcg_read AS (
     -- the rows a cutoff reads (each ranking's first row, which carries its counts, among them:
-    -- its _s is 1 and _depth is at least 2)
-    SELECT _ndcg_placed.* FROM _ndcg_placed, _ndcg_cfg WHERE _s <= coalesce(_depth, _s)
+    -- its _s is 1 and _depth is at least 2); whole rankings for r_precision
+    SELECT _ndcg_placed.* FROM _ndcg_placed, _ndcg_cfg WHERE _s <= coalesce(_read_depth, _s)
 ),
 _ndcg_rankings_read AS (
     SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM _ndcg_read WHERE _first
@@ -132,12 +148,52 @@ _ndcg_ideal AS (
 _ndcg_relevant AS (
     SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
 ),
+_ndcg_judged AS (
+    -- the judged run of each ranking: the rows read with their grade (0 without events) and the
+    -- tie group start as rank key, then the graded items not among them, rnk NULL
+    SELECT _key, _i, coalesce(rel, 0.0) AS rel, _s::DOUBLE AS _rnk
+    FROM _ndcg_read LEFT JOIN _ndcg_gained USING (_q, _i)
+    WHERE coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false)
+    UNION ALL
+    SELECT _ndcg_rankings_read._key, _ndcg_gained._i, _ndcg_gained.rel, NULL::DOUBLE
+    FROM _ndcg_rankings_read JOIN _ndcg_gained USING (_q)
+    WHERE coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false)
+      AND NOT EXISTS (SELECT 1 FROM _ndcg_read AS r
+                      WHERE r._key = _ndcg_rankings_read._key AND r._i = _ndcg_gained._i)
+),
+_ndcg_judged_lists AS (
+    -- each ranking's judged run as one list, for _ndcg_report_metric_rows to score (a list
+    -- aggregate: the family's aggregates are bound only by the macros that name them)
+    SELECT _key AS _judged_key, list({i: _i, rel: rel, rnk: _rnk}) AS _judged
+    FROM _ndcg_judged
+    GROUP BY _key
+),
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
     SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM _ndcg_graded
 )
 SELECT _key, _k,
        CASE
+           WHEN metrics IS NULL OR len(metrics) = 0
+                OR len(list_filter(metrics, lambda m: NOT coalesce(
+                       list_contains(_ndcg_report_metrics(), m), false))) > 0 THEN
+               error('duckdb_ndcg: metrics must name some of '
+                     || array_to_string(_ndcg_report_metrics(), ', ') || ', got '
+                     || coalesce(metrics::VARCHAR, 'NULL'))
+           WHEN len(list_distinct(metrics)) < len(metrics) THEN
+               error('duckdb_ndcg: metrics lists a metric more than once: ' || metrics::VARCHAR)
+           WHEN coalesce(NOT (TRY_CAST(threshold AS DOUBLE) > 0
+                              AND isfinite(TRY_CAST(threshold AS DOUBLE))), true) THEN
+               error('duckdb_ndcg: threshold must be a positive number, got '
+                     || coalesce(threshold::VARCHAR, 'NULL'))
+           WHEN coalesce(max_grade::VARCHAR <> 'mapping'
+                         AND NOT coalesce(TRY_CAST(max_grade AS DOUBLE) > 0
+                                          AND isfinite(TRY_CAST(max_grade AS DOUBLE)), false),
+                         true) THEN
+               error('duckdb_ndcg: max_grade must be ''mapping'' or a positive number, got '
+                     || coalesce(CASE WHEN TRY_CAST(max_grade AS DOUBLE) IS NULL
+                                      THEN '''' || max_grade::VARCHAR || ''''
+                                      ELSE max_grade::VARCHAR END, 'NULL'))
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
@@ -166,11 +222,15 @@ SELECT _key, _k,
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                      || ' (named in slice_by)')
-           WHEN list_has_any(list_append(slice_by, query_col), _ndcg_report_columns()) THEN
+           WHEN list_has_any(list_append(slice_by, query_col),
+                             list_concat(_ndcg_report_columns(), metrics)) THEN
                error('duckdb_ndcg: column '
-                     || list_intersect(list_append(slice_by, query_col), _ndcg_report_columns())[1]
+                     || list_intersect(list_append(slice_by, query_col),
+                                       list_concat(_ndcg_report_columns(), metrics))[1]
                      || ' of rankings table ' || rankings || ' has the name of a result column ('
-                     || array_to_string(_ndcg_report_columns(), ', ')
+                     || array_to_string(list_concat(_ndcg_report_columns(), list_filter(
+                            metrics, lambda m: NOT list_contains(_ndcg_report_columns(), m))),
+                                        ', ')
                      || '): rename it in a view')
            WHEN _null_keys THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
@@ -188,12 +248,14 @@ SELECT _key, _k,
        coalesce(idcg, 0.0)::DOUBLE AS idcg,
        shown,
        shown_relevant,
-       coalesce(relevant, 0) AS relevant
+       coalesce(relevant, 0) AS relevant,
+       _judged
 FROM _ndcg_rankings_read
 CROSS JOIN _ndcg_cuts
 LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_relevant ON _rel_q = _q
 LEFT JOIN _ndcg_repeated USING (_key)
+LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
 CROSS JOIN _ndcg_key_types
 CROSS JOIN _ndcg_grade_check;

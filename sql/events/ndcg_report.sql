@@ -2,9 +2,10 @@
 --             item_col := 'item_id', position_col := 'position', score_col := NULL,
 --             ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0,
 --             duplicates := 'error', event_col := 'event_type', mapping := NULL,
---             collapse := 'max', time_col := NULL, unknown := 'error')
+--             collapse := 'max', time_col := NULL, unknown := 'error', metrics := ['ndcg'],
+--             threshold := 1, max_grade := 'mapping')
 --   -> TABLE(<query_col>, <slice_by columns>, k BIGINT, ndcg, dcg, idcg DOUBLE,
---            shown, shown_relevant, relevant BIGINT)
+--            shown, shown_relevant, relevant BIGINT, <one DOUBLE column per family metric named>)
 -- NDCG@k of every query a ranker showed, judged by what users did: `rankings` (a table name) holds
 -- what was shown (query, item, position or score), `events` (a table name) what users did; events
 -- become grades with event_relevance (mapping, collapse, time_col, unknown, event_col: see there).
@@ -22,23 +23,56 @@
 --                 group starts within the first max(k) + 1 positions of a (slice, query), all
 --                 when k is NULL) is an error naming it; a duplicate further down cannot change
 --                 NDCG@k and just counts in `shown`; 'allow': every impression is a ranked row.
+--   metrics       a list naming some of 'ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k',
+--                 'hit_rate', 'reciprocal_rank', 'average_precision', 'r_precision', 'err', 'rbp'
+--                 (the aggregates' names; an unknown name, a name listed twice or an empty list is
+--                 an error). The columns above are always there (ndcg among them); each family
+--                 metric named adds one DOUBLE column of its name after `relevant`, in the order
+--                 of that list whatever the order given. Each is exactly its aggregate over the
+--                 ranking's judged run: the shown rows with their grade (0 without events) in the
+--                 report's order, and the query's graded items not shown with rnk NULL (in the
+--                 ideal, R and the relevant count only), with the report's ties (tie_key: the
+--                 item), k (NULL: the whole ranking), threshold and empty_ideal (recall_at_k,
+--                 f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision: the value of
+--                 a query with no relevant graded item); the other options at the aggregates'
+--                 defaults (denominator 'relevant', rbp p = 0.8). r_precision has no cutoff: it is
+--                 the same on every k row of a query.
+--   threshold     grade >= threshold is relevant for the family (binary) metrics: any positive
+--                 number (default 1: a click; 3 with the default mapping: a purchase).
+--   max_grade     err's scale, stop probability (2^grade - 1) / 2^max_grade: 'mapping' (default)
+--                 is the largest grade of the mapping (3: purchase with the default mapping), or a
+--                 positive number; a grade above it (collapse 'sum' adds grades up) is an error.
 -- Rules: the queries are those of `rankings` (events of other queries are ignored); a graded item
 -- never shown counts in IDCG only (judged but not returned, as in trec_eval); a shown item without
 -- events has grade 0; a query with no positive grade gets ndcg = empty_ideal (an empty events
 -- table gives every query empty_ideal). shown = rows shown, shown_relevant = shown with grade > 0,
 -- relevant = items with grade > 0 in the events of the query. NULL keys are errors.
 -- Memory: the plan is made of hash aggregates, a join and one sort per ranking, which DuckDB
--- spills to disk, so logs larger than memory_limit finish (100M events under 1GB).
+-- spills to disk, so logs larger than memory_limit finish (100M events under 1GB). With only
+-- 'ndcg' in metrics (the default) that plan is all that runs, plus one hash aggregate (no
+-- aggregate functions) over the report's rows. A family metric adds its aggregate per (slice,
+-- query, k), whose state DuckDB does not spill: each ranking's first max(k) + 1 rows (top-N heaps
+-- for k <= 100, lists beyond; whole rankings for k NULL or r_precision) plus its graded items,
+-- once per cutoff, held in memory at once. Planning binds the family's aggregates even when
+-- none is named: about 0.4 s per call whatever the data (compare_rankers does not bind them)
+-- (benchmarks/results/report_metrics.md).
 -- ndcg_summary and compare_rankers use the same plan.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
+--          SELECT * FROM ndcg_report('impressions', 'events', metrics := ['ndcg', 'recall_at_k']);
 CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                     query_col := 'query_id', item_col := 'item_id',
                                     position_col := 'position', score_col := NULL,
                                     ties := 'average', gain := 'linear', log_base := 2,
                                     empty_ideal := 0.0, duplicates := 'error',
                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                    time_col := NULL, unknown := 'error') AS TABLE
-SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant, relevant
-FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
-                       ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
-                       time_col, unknown);
+                                    time_col := NULL, unknown := 'error', metrics := ['ndcg'],
+                                    threshold := 1, max_grade := 'mapping') AS TABLE
+-- relevant, then the family columns named (COLUMNS keeps the engine's column order)
+SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
+       COLUMNS(lambda c: c = 'relevant'
+                         OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(), c)
+                             AND coalesce(list_contains(metrics, c), false)))
+FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
+                              score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
+                              mapping, collapse, time_col, unknown, metrics, threshold,
+                              max_grade);

@@ -1,8 +1,9 @@
--- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95,
---              ...every other ndcg_report parameter)
+-- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
+--              threshold := 1, max_grade := 'mapping', ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
 --            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
---            shown_relevant, relevant BIGINT, ci_low, ci_high DOUBLE)
+--            shown_relevant, relevant BIGINT, ci_low, ci_high DOUBLE,
+--            <mean_<name> DOUBLE per family metric named>)
 -- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
 -- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
 -- empty_ideal (0.0 by default, so it pulls the mean down; empty_ideal := NULL leaves it out of
@@ -12,6 +13,9 @@
 -- relevant > 0 (or relevant = 0 for every query) means no graded event matched a shown item,
 -- usually ids written differently in the two tables. [ci_low, ci_high] is the conf t-interval of
 -- mean_ndcg (conf := 0.95; mean -/+ t quantile x stddev_samp / sqrt(n), NULL below 2 queries).
+-- metrics, threshold, max_grade: as for ndcg_report; each family metric named adds
+-- mean_<name>, the mean over the same queries of ndcg_report's column (mean_precision_at_k,
+-- mean_err, ...: the names of the BI measures), after ci_high in ndcg_report's order.
 -- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
 CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                      query_col := 'query_id', item_col := 'item_id',
@@ -19,8 +23,17 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
                                      ties := 'average', gain := 'linear', log_base := 2,
                                      empty_ideal := 0.0, duplicates := 'error',
                                      event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                     time_col := NULL, unknown := 'error', conf := 0.95) AS TABLE
-SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_relevant']),
+                                     time_col := NULL, unknown := 'error', conf := 0.95,
+                                     metrics := ['ndcg'], threshold := 1,
+                                     max_grade := 'mapping') AS TABLE
+-- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
+SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(),
+                                                          lambda m: 'mean_' || m), c)
+                         OR c = 'mean_ndcg' OR coalesce(list_contains(metrics, c[6:]), false))
+FROM (
+SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_relevant']
+                         AND NOT list_contains(list_transform(_ndcg_report_metrics(),
+                                                              lambda m: '_' || m), c)),
        count(*) AS queries,
        avg(_ndcg) AS mean_ndcg,
        count(*) FILTER (WHERE _relevant = 0) AS queries_without_relevant,
@@ -28,13 +41,23 @@ SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_rele
        sum(_shown_relevant)::BIGINT AS shown_relevant,
        sum(_relevant)::BIGINT AS relevant,
        (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_low,
-       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_high
+       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_high,
+       avg(_precision_at_k) AS mean_precision_at_k, avg(_recall_at_k) AS mean_recall_at_k,
+       avg(_f1_at_k) AS mean_f1_at_k, avg(_hit_rate) AS mean_hit_rate,
+       avg(_reciprocal_rank) AS mean_reciprocal_rank,
+       avg(_average_precision) AS mean_average_precision,
+       avg(_r_precision) AS mean_r_precision, avg(_err) AS mean_err, avg(_rbp) AS mean_rbp
 FROM (
     SELECT unnest(_key), _k AS k, ndcg AS _ndcg, relevant AS _relevant,
-           shown_relevant AS _shown_relevant
-    FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
-                           score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                           mapping, collapse, time_col, unknown)
+           shown_relevant AS _shown_relevant, precision_at_k AS _precision_at_k,
+           recall_at_k AS _recall_at_k, f1_at_k AS _f1_at_k, hit_rate AS _hit_rate,
+           reciprocal_rank AS _reciprocal_rank, average_precision AS _average_precision,
+           r_precision AS _r_precision, err AS _err, rbp AS _rbp
+    FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col,
+                                  position_col, score_col, ties, gain, log_base, empty_ideal,
+                                  duplicates, event_col, mapping, collapse, time_col, unknown,
+                                  metrics, threshold, max_grade)
 )
 GROUP BY ALL
+)
 ORDER BY ALL;
