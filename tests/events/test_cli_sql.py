@@ -94,6 +94,62 @@ def test_sql_family_metric_equals_the_macro(
     assert any(0 < value < 1 for row in got for value in row[1:])
 
 
+# judged_run with queries that have nothing relevant: e (grades 0, an unjudged row, a grade 0
+# never returned), u (unjudged only); m's relevant row was never returned (0, not empty_ideal)
+EMPTY_ROWS = (
+    "('q', 'a', 2, 1.0), ('q', 'b', 0, 2.0), ('q', 'c', 1, 3.0), ('e', 'a', 0, 1.0),"
+    " ('e', 'b', NULL, 2.0), ('e', 'c', 0, NULL), ('u', 'a', NULL, 1.0), ('m', 'a', 0, 1.0),"
+    " ('m', 'b', 3, NULL)"
+)
+EMPTY_METRICS = (
+    "ndcg",
+    "recall_at_k",
+    "hit_rate",
+    "reciprocal_rank",
+    "average_precision",
+    "r_precision",
+    "f1_at_k",
+    "bpref",
+)
+
+
+@pytest.mark.parametrize("metric", EMPTY_METRICS)
+@pytest.mark.parametrize(("flag", "value", "literal"), [("1", 1, "1"), ("null", None, "NULL")])
+def test_sql_empty_ideal_equals_the_macro(
+    capsys: pytest.CaptureFixture[str], metric: str, flag: str, value: object, literal: str
+) -> None:
+    """--empty-ideal X (null: NULL) is to_sql's empty_ideal, equal on DuckDB to the macro's."""
+    k = [] if metric in ("r_precision", "bpref") else ["--k", "2"]
+    code, out, err = _main(capsys, "sql", metric, "--dialect", "duckdb", *k, "--empty-ideal", flag)
+    assert code == 0, err
+    cut = {} if not k else {"k": 2}
+    assert out.strip() == duckdb_ndcg.to_sql(
+        metric, "duckdb", table="judged_run", empty_ideal=value, **cut
+    )
+    call = f"{metric}(rel, rnk{', 2' if k else ''}, empty_ideal := {literal})"
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        con.execute(
+            f"CREATE TABLE judged_run AS SELECT * FROM (VALUES {EMPTY_ROWS})"
+            " AS t(query_id, item_id, rel, rnk)"
+        )
+        got = con.execute(out + " ORDER BY 1").fetchall()
+        want = con.execute(
+            f"SELECT query_id, {call} FROM judged_run GROUP BY query_id ORDER BY 1"
+        ).fetchall()
+    assert got == [(q, pytest.approx(v, abs=1e-12)) for q, v in want]
+    assert dict(got)["e"] == dict(got)["u"] == value
+    assert dict(got)["m"] == 0.0
+
+
+def test_sql_events_empty_ideal(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _main(capsys, "sql", "events", "--dialect", "spark", "--empty-ideal", "NULL")
+    assert code == 0, err
+    assert out.strip() == duckdb_ndcg.events_to_sql(
+        "spark", rankings="rankings", events="events", empty_ideal=None
+    )
+
+
 def test_sql_family_options_are_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         cli._parser().parse_args(["sql", "--help"])
@@ -101,6 +157,7 @@ def test_sql_family_options_are_in_the_help(capsys: pytest.CaptureFixture[str]) 
     assert "--max-grade MAX_GRADE err: the top of the grade scale (default 4)" in text
     assert "--p P rbp, rbp_residual: persistence in (0, 1) (default 0.8)" in text
     assert "--denominator {relevant,min_k,retrieved}" in text and "(default relevant)" in text
+    assert "--empty-ideal EMPTY_IDEAL ndcg, events and the metrics whose macro takes it" in text
     for metric in METRICS:
         assert metric in text
 
@@ -120,6 +177,16 @@ def test_sql_family_options_are_in_the_help(capsys: pytest.CaptureFixture[str]) 
         (["precision_at_k", "--denominator", "min_k"], "--denominator applies only to"),
         (["bpref", "--k", "10"], "--k does not apply to bpref, which reads whole rankings"),
         (["events", "--denominator", "min_k"], "--denominator: not used by events"),
+        (
+            ["precision_at_k", "--empty-ideal", "1"],
+            (
+                "--empty-ideal applies only to ndcg, recall_at_k, hit_rate, reciprocal_rank, "
+                "average_precision, r_precision, f1_at_k, bpref; metric is ['precision_at_k']"
+            ),
+        ),
+        (["err", "--empty-ideal", "null"], "--empty-ideal applies only to ndcg, recall_at_k"),
+        (["hit_rate", "--empty-ideal", "none"], "--empty-ideal: expected a number or null, got"),
+        (["bpref", "--empty-ideal", "nan"], "--empty-ideal must be a finite number or None"),
     ],
 )
 def test_sql_family_bad_options(
@@ -133,3 +200,5 @@ def test_sql_family_bad_options(
 def test_sql_family_options_need_dialect(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _main(capsys, "sql", "rbp", "--p", "0.5")
     assert code == 2 and "--p: only with --dialect" in err
+    code, _, err = _main(capsys, "sql", "hit_rate", "--empty-ideal", "null")
+    assert code == 2 and "--empty-ideal: only with --dialect" in err
