@@ -186,14 +186,8 @@ SELECT _key, _k,
                               AND isfinite(TRY_CAST(threshold AS DOUBLE))), true) THEN
                error('duckdb_ndcg: threshold must be a positive number, got '
                      || coalesce(threshold::VARCHAR, 'NULL'))
-           WHEN coalesce(max_grade::VARCHAR <> 'mapping'
-                         AND NOT coalesce(TRY_CAST(max_grade AS DOUBLE) > 0
-                                          AND isfinite(TRY_CAST(max_grade AS DOUBLE)), false),
-                         true) THEN
-               error('duckdb_ndcg: max_grade must be ''mapping'' or a positive number, got '
-                     || coalesce(CASE WHEN TRY_CAST(max_grade AS DOUBLE) IS NULL
-                                      THEN '''' || max_grade::VARCHAR || ''''
-                                      ELSE max_grade::VARCHAR END, 'NULL'))
+           -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
+           WHEN _ndcg_report_max_grade(max_grade, mapping) IS NULL THEN NULL
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))

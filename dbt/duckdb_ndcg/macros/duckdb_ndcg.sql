@@ -417,6 +417,21 @@ list_transform(
     END)[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_report_max_grade(max_grade, mapping): err's max_grade in ndcg_report, checked (internal):
+-- 'mapping' is the largest grade of the mapping (3, purchase, for the default mapping), else a
+-- positive finite number; anything else is an error naming the setting.
+CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping) AS
+CASE
+    WHEN max_grade::VARCHAR = 'mapping' THEN coalesce(list_max(map_values(mapping)), 3.0)::DOUBLE
+    WHEN TRY_CAST(max_grade AS DOUBLE) > 0 AND isfinite(TRY_CAST(max_grade AS DOUBLE)) THEN
+        TRY_CAST(max_grade AS DOUBLE)
+    ELSE error('duckdb_ndcg: max_grade must be ''mapping'' or a positive number, got '
+               || coalesce(CASE WHEN TRY_CAST(max_grade AS DOUBLE) IS NULL
+                                THEN '''' || max_grade::VARCHAR || ''''
+                                ELSE max_grade::VARCHAR END, 'NULL'))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_report_metrics(): the names ndcg_report's metrics := [...] accepts, in the order of its
 -- columns (internal): ndcg (always reported) and the family, each named like the aggregate that
 -- computes it, so a column, the aggregate and run_report's metric of the same name agree.
@@ -613,14 +628,8 @@ SELECT _key, _k,
                               AND isfinite(TRY_CAST(threshold AS DOUBLE))), true) THEN
                error('duckdb_ndcg: threshold must be a positive number, got '
                      || coalesce(threshold::VARCHAR, 'NULL'))
-           WHEN coalesce(max_grade::VARCHAR <> 'mapping'
-                         AND NOT coalesce(TRY_CAST(max_grade AS DOUBLE) > 0
-                                          AND isfinite(TRY_CAST(max_grade AS DOUBLE)), false),
-                         true) THEN
-               error('duckdb_ndcg: max_grade must be ''mapping'' or a positive number, got '
-                     || coalesce(CASE WHEN TRY_CAST(max_grade AS DOUBLE) IS NULL
-                                      THEN '''' || max_grade::VARCHAR || ''''
-                                      ELSE max_grade::VARCHAR END, 'NULL'))
+           -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
+           WHEN _ndcg_report_max_grade(max_grade, mapping) IS NULL THEN NULL
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
@@ -1584,21 +1593,6 @@ FROM (
                   escape = '', auto_detect = false, strict_mode = false)
 )
 WHERE len(fields) > 0{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_report_max_grade(max_grade, mapping): err's max_grade in ndcg_report, checked (internal):
--- 'mapping' is the largest grade of the mapping (3, purchase, for the default mapping), else a
--- positive finite number; anything else is an error naming the setting.
-CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping) AS
-CASE
-    WHEN max_grade::VARCHAR = 'mapping' THEN coalesce(list_max(map_values(mapping)), 3.0)::DOUBLE
-    WHEN TRY_CAST(max_grade AS DOUBLE) > 0 AND isfinite(TRY_CAST(max_grade AS DOUBLE)) THEN
-        TRY_CAST(max_grade AS DOUBLE)
-    ELSE error('duckdb_ndcg: max_grade must be ''mapping'' or a positive number, got '
-               || coalesce(CASE WHEN TRY_CAST(max_grade AS DOUBLE) IS NULL
-                                THEN '''' || max_grade::VARCHAR || ''''
-                                ELSE max_grade::VARCHAR END, 'NULL'))
-END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
