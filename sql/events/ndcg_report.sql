@@ -49,13 +49,14 @@
 -- relevant = items with grade > 0 in the events of the query. NULL keys are errors.
 -- Memory: the plan is made of hash aggregates, a join and one sort per ranking, which DuckDB
 -- spills to disk, so logs larger than memory_limit finish (100M events under 1GB). With only
--- 'ndcg' in metrics (the default) that plan is all that runs, plus one hash aggregate (no
--- aggregate functions) over the report's rows. A family metric adds its aggregate per (slice,
--- query, k), whose state DuckDB does not spill: each ranking's first max(k) + 1 rows (top-N heaps
--- for k <= 100, lists beyond; whole rankings for k NULL or r_precision) plus its graded items,
--- once per cutoff, held in memory at once. Planning binds the family's aggregates even when
--- none is named: about 0.4 s per call whatever the data (compare_rankers does not bind them)
--- (benchmarks/results/report_metrics.md).
+-- 'ndcg' in metrics (the default) that plan is all that runs. A family metric adds its
+-- aggregate per (slice, query, k), whose state DuckDB does not spill: each ranking's first
+-- max(k) + 1 rows (top-N heaps for k <= 100, lists beyond; whole rankings for k NULL or
+-- r_precision) plus its graded items, once per cutoff, held in memory at once. Planning: with
+-- only 'ndcg' named, DuckDB 1.5 and 2.0 do not bind the family's aggregates (about as fast as
+-- compare_rankers); naming a family metric binds all nine, 0.2-0.6 s per call whatever the
+-- data, and so does every call on DuckDB 1.4, which binds CTEs it does not read
+-- (benchmarks/results/report_metrics.md, benchmarks/report_planning.py).
 -- ndcg_summary and compare_rankers use the same plan.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
 --          SELECT * FROM ndcg_report('impressions', 'events', metrics := ['ndcg', 'recall_at_k']);
