@@ -19,6 +19,7 @@ grow about linearly (on DuckDB 1.4 and 1.5 a window count with a FILTER took 24 
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 import resource
 from functools import cache
@@ -176,16 +177,7 @@ def _oracle(name: str, frame: pd.DataFrame, k: int | None) -> float | None:
     return None
 
 
-@pytest.mark.parametrize("distinct", SHAPES)
-@pytest.mark.parametrize("name", list(METRICS))
-def test_every_metric_on_a_hundred_thousand_tied_rows_in_under_a_second(
-    con, name: str, distinct: int
-) -> None:
-    """One ranking of 100,000 rows, grades 0-3, rank keys of `distinct` values, at full depth and
-    at k = 50,000: under BOUND CPU seconds per query, and the value of an independent
-    computation where there is one (scikit-learn, numpy expectations over the tie groups)."""
-    frame = _ranking(distinct)
-    con.register("t", frame)
+def _check_metric(con, name: str, frame: pd.DataFrame) -> None:
     for k in [None] if "{k}" not in METRICS[name] else [None, 50_000]:
         sql = METRICS[name].format(k="NULL" if k is None else k)
         start = _cpu()
@@ -197,6 +189,22 @@ def test_every_metric_on_a_hundred_thousand_tied_rows_in_under_a_second(
             assert value == pytest.approx(expected, rel=1e-12, abs=1e-12), sql
         elif name not in ("dcg", "idcg", "cg"):
             assert 0.0 <= value <= 1.0, sql
+
+
+@pytest.mark.parametrize("distinct", SHAPES)
+def test_every_metric_on_a_hundred_thousand_tied_rows_in_under_a_second(
+    con, check_cases, distinct: int
+) -> None:
+    """One ranking of 100,000 rows, grades 0-3, rank keys of `distinct` values, at full depth and
+    at k = 50,000: under BOUND CPU seconds per query, and the value of an independent
+    computation where there is one (scikit-learn, numpy expectations over the tie groups).
+    Every metric of METRICS is a case (one connection for the shape, each query timed alone)."""
+    frame = _ranking(distinct)
+    con.register("t", frame)
+    count = check_cases(
+        (name, functools.partial(_check_metric, con, name, frame)) for name in METRICS
+    )
+    assert count == len(METRICS)
 
 
 def test_list_forms_on_a_hundred_thousand_rows_in_under_a_second(con) -> None:
@@ -244,10 +252,7 @@ def test_report_without_cutoff_is_linear_in_rows(con) -> None:
     assert times[-1] < 16 * max(times[0], 0.05), times
 
 
-@pytest.mark.parametrize("k", [None, 7, 150, 999, 2500])
-@pytest.mark.parametrize("distinct", [3, 40, 400])
-def test_tie_heavy_rankings_match_sklearn(con, k: int | None, distinct: int) -> None:
-    """Few distinct keys: tie groups of every size, many straddling k (sklearn averages ties)."""
+def _check_tie_heavy(con, k: int | None, distinct: int) -> None:
     frames = [_one_ranking(3000, distinct, seed=s).assign(query_id=s) for s in range(4)]
     con.register("t", pd.concat(frames))
     cut = "NULL" if k is None else str(k)
@@ -265,3 +270,18 @@ def test_tie_heavy_rankings_match_sklearn(con, k: int | None, distinct: int) -> 
         assert dcg_exp10 == pytest.approx(
             dcg_score(exp_gains, y_score, k=k, log_base=10), rel=1e-12
         )
+
+
+TIE_HEAVY_KS = [None, 7, 150, 999, 2500]
+TIE_HEAVY_DISTINCT = [3, 40, 400]
+
+
+def test_tie_heavy_rankings_match_sklearn(con, check_cases) -> None:
+    """Few distinct keys: tie groups of every size, many straddling k (sklearn averages ties).
+    Each (distinct keys, k) of the grid is a case, on one connection."""
+    count = check_cases(
+        (f"{distinct}-{k}", functools.partial(_check_tie_heavy, con, k, distinct))
+        for distinct in TIE_HEAVY_DISTINCT
+        for k in TIE_HEAVY_KS
+    )
+    assert count == 15

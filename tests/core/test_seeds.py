@@ -6,6 +6,7 @@ Seeds: ``/work/shared/seeds`` (000: grades 3,2,3,0,1,2; 001: Precision@K of 1-0-
 
 from __future__ import annotations
 
+import functools
 import math
 
 import duckdb
@@ -53,40 +54,52 @@ def cases_table(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-@pytest.mark.parametrize(
-    ("sql", "printed", "digits"),
-    [
-        ("SELECT list_cg($1)", 11, 0),
-        ("SELECT list_dcg($1)", 6.861, 3),
-        ("SELECT list_idcg($1)", 7.141, 3),
-        ("SELECT list_ndcg($1)", 0.961, 3),
-        ("SELECT list_dcg($1, 6)", 6.861, 3),
-        ("SELECT list_idcg($1, 6)", 7.141, 3),
-        ("SELECT list_ndcg($1, 6)", 0.961, 3),
-        ("SELECT list_cg($1, 6)", 11, 0),
-    ],
-    ids=["cg6", "dcg6", "idcg6", "ndcg6", "dcg@6", "idcg@6", "ndcg@6", "cg@6"],
-)
-def test_seed_000_list_forms(
-    con: duckdb.DuckDBPyConnection, sql: str, printed: float, digits: int
-) -> None:
+LIST_FORMS = [
+    ("SELECT list_cg($1)", 11, 0),
+    ("SELECT list_dcg($1)", 6.861, 3),
+    ("SELECT list_idcg($1)", 7.141, 3),
+    ("SELECT list_ndcg($1)", 0.961, 3),
+    ("SELECT list_dcg($1, 6)", 6.861, 3),
+    ("SELECT list_idcg($1, 6)", 7.141, 3),
+    ("SELECT list_ndcg($1, 6)", 0.961, 3),
+    ("SELECT list_cg($1, 6)", 11, 0),
+]
+LIST_FORM_IDS = ["cg6", "dcg6", "idcg6", "ndcg6", "dcg@6", "idcg@6", "ndcg@6", "cg@6"]
+
+
+def _list_form(con: duckdb.DuckDBPyConnection, sql: str, printed: float, digits: int) -> None:
     assert round(one(con, sql, [GRADES]), digits) == printed
 
 
-@pytest.mark.parametrize(
-    ("agg", "printed", "digits"),
-    [
-        ("cg(rel, rnk)", 11, 0),
-        ("dcg(rel, rnk)", 6.861, 3),
-        ("idcg(rel)", 7.141, 3),
-        ("ndcg(rel, rnk)", 0.961, 3),
-        ("ndcg(rel, rnk, 6)", 0.961, 3),
-    ],
-)
-def test_seed_000_aggregate_forms(
-    grades_table: duckdb.DuckDBPyConnection, agg: str, printed: float, digits: int
-) -> None:
-    assert round(one(grades_table, f"SELECT {agg} FROM docs"), digits) == printed
+def test_seed_000_list_forms(con: duckdb.DuckDBPyConnection, check_cases) -> None:
+    """Each form of LIST_FORMS a case, on one connection."""
+    count = check_cases(
+        (case_id, functools.partial(_list_form, con, *case))
+        for case_id, case in zip(LIST_FORM_IDS, LIST_FORMS, strict=True)
+    )
+    assert count == 8
+
+
+AGGREGATE_FORMS = [
+    ("cg(rel, rnk)", 11, 0),
+    ("dcg(rel, rnk)", 6.861, 3),
+    ("idcg(rel)", 7.141, 3),
+    ("ndcg(rel, rnk)", 0.961, 3),
+    ("ndcg(rel, rnk, 6)", 0.961, 3),
+]
+
+
+def _aggregate_form(con: duckdb.DuckDBPyConnection, agg: str, printed: float, digits: int) -> None:
+    assert round(one(con, f"SELECT {agg} FROM docs"), digits) == printed
+
+
+def test_seed_000_aggregate_forms(grades_table: duckdb.DuckDBPyConnection, check_cases) -> None:
+    """Each aggregate of AGGREGATE_FORMS a case, on one connection."""
+    count = check_cases(
+        (case[0], functools.partial(_aggregate_form, grades_table, *case))
+        for case in AGGREGATE_FORMS
+    )
+    assert count == 5
 
 
 def test_seed_000_dcg_terms(grades_table: duckdb.DuckDBPyConnection) -> None:
@@ -112,28 +125,34 @@ def test_seed_idcg_at_4(con: duckdb.DuckDBPyConnection) -> None:
     assert one(con, "SELECT list_idcg([1, 2, 2, 3], 4)") == value
 
 
-@pytest.mark.parametrize(
-    ("sql", "printed"),
-    [
-        ("SELECT list_dcg([0.1, 0.5, 0.7])", 0.7654648767857287),
-        ("SELECT list_idcg([0.1, 0.5, 0.7, 0.5, 0.1])", 1.3472178133165222),
-        (
-            "SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1])",
-            0.6048882832133625,
-        ),
-        (
-            "SELECT list_ndcg([0.1, 0.5, 0.7], NULL, ideal := [0.1, 0.5, 0.7, 0.5, 0.1])",
-            0.6048882832133625,
-        ),
-    ],
-    ids=["dcg", "idcg-all-five", "ndcg", "ndcg-k-null"],
-)
-def test_seed_predict_list_list_forms(
-    con: duckdb.DuckDBPyConnection, sql: str, printed: float
-) -> None:
-    """Seed 002's printed values. IDCG is printed as 1.3472178133165222 (002) and
-    1.347217813316522 (004): both round to the same double within 1e-15."""
+PREDICT_LIST_FORMS = [
+    ("SELECT list_dcg([0.1, 0.5, 0.7])", 0.7654648767857287),
+    ("SELECT list_idcg([0.1, 0.5, 0.7, 0.5, 0.1])", 1.3472178133165222),
+    (
+        "SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1])",
+        0.6048882832133625,
+    ),
+    (
+        "SELECT list_ndcg([0.1, 0.5, 0.7], NULL, ideal := [0.1, 0.5, 0.7, 0.5, 0.1])",
+        0.6048882832133625,
+    ),
+]
+PREDICT_LIST_IDS = ["dcg", "idcg-all-five", "ndcg", "ndcg-k-null"]
+
+
+def _predict_list_form(con: duckdb.DuckDBPyConnection, sql: str, printed: float) -> None:
     assert one(con, sql) == pytest.approx(printed, abs=1e-15)
+
+
+def test_seed_predict_list_list_forms(con: duckdb.DuckDBPyConnection, check_cases) -> None:
+    """Seed 002's printed values. IDCG is printed as 1.3472178133165222 (002) and
+    1.347217813316522 (004): both round to the same double within 1e-15. Each of
+    PREDICT_LIST_FORMS a case, on one connection."""
+    count = check_cases(
+        (case_id, functools.partial(_predict_list_form, con, *case))
+        for case_id, case in zip(PREDICT_LIST_IDS, PREDICT_LIST_FORMS, strict=True)
+    )
+    assert count == 4
 
 
 def test_seed_idcg_both_printed_forms(con: duckdb.DuckDBPyConnection) -> None:
@@ -142,23 +161,31 @@ def test_seed_idcg_both_printed_forms(con: duckdb.DuckDBPyConnection) -> None:
     assert value == pytest.approx(1.347217813316522, abs=1e-15)
 
 
-@pytest.mark.parametrize(
-    ("agg", "printed"),
-    [
-        ("dcg(rel, rnk)", 0.7654648767857287),
-        ("idcg(rel)", 1.3472178133165222),
-        ("ndcg(rel, rnk)", 0.6048882832133625),
-        ("ndcg(rel, rnk, NULL)", 0.6048882832133625),
-        ("ndcg(rel, rnk, ties := 'key', tie_key := item)", 0.6048882832133625),
-    ],
-)
+PREDICT_AGGREGATE_FORMS = [
+    ("dcg(rel, rnk)", 0.7654648767857287),
+    ("idcg(rel)", 1.3472178133165222),
+    ("ndcg(rel, rnk)", 0.6048882832133625),
+    ("ndcg(rel, rnk, NULL)", 0.6048882832133625),
+    ("ndcg(rel, rnk, ties := 'key', tie_key := item)", 0.6048882832133625),
+]
+
+
+def _predict_aggregate_form(con: duckdb.DuckDBPyConnection, agg: str, printed: float) -> None:
+    value = one(con, f"SELECT {agg} FROM judged_run WHERE case_id = 1")
+    assert value == pytest.approx(printed, abs=1e-15)
+
+
 def test_seed_predict_list_aggregate_forms(
-    cases_table: duckdb.DuckDBPyConnection, agg: str, printed: float
+    cases_table: duckdb.DuckDBPyConnection, check_cases
 ) -> None:
     """Case 1 of seed 002 from the joined table: D and E are judged but not returned (NULL rnk),
-    so they count in IDCG only, which k NULL cuts at the 3 returned items."""
-    value = one(cases_table, f"SELECT {agg} FROM judged_run WHERE case_id = 1")
-    assert value == pytest.approx(printed, abs=1e-15)
+    so they count in IDCG only, which k NULL cuts at the 3 returned items. Each aggregate of
+    PREDICT_AGGREGATE_FORMS a case, on one connection."""
+    count = check_cases(
+        (case[0], functools.partial(_predict_aggregate_form, cases_table, *case))
+        for case in PREDICT_AGGREGATE_FORMS
+    )
+    assert count == 5
 
 
 def test_seed_mean_ndcg(cases_table: duckdb.DuckDBPyConnection) -> None:
@@ -201,23 +228,30 @@ def test_seed_exponential_gain_formula_2(con: duckdb.DuckDBPyConnection) -> None
     )
 
 
-@pytest.mark.parametrize(
-    "form",
-    [
-        "list_dcg($1, gain := '{g}')",
-        "list_ndcg($1, gain := '{g}')",
-        "list_idcg($1, gain := '{g}')",
-        "list_cg($1, gain := '{g}')",
-    ],
-)
-@pytest.mark.parametrize("rels", [[1, 0, 1, 1, 0, 0, 1], [0, 0, 1], [1, 1, 1], [0, 0]])
-def test_seed_binary_grades_formulas_agree(
-    con: duckdb.DuckDBPyConnection, form: str, rels: list[int]
-) -> None:
-    """For binary grades (2^0 - 1) = 0 and (2^1 - 1) = 1, so formulas (1) and (2) agree."""
+BINARY_FORMS = [
+    "list_dcg($1, gain := '{g}')",
+    "list_ndcg($1, gain := '{g}')",
+    "list_idcg($1, gain := '{g}')",
+    "list_cg($1, gain := '{g}')",
+]
+BINARY_RELS = [[1, 0, 1, 1, 0, 0, 1], [0, 0, 1], [1, 1, 1], [0, 0]]
+
+
+def _formulas_agree(con: duckdb.DuckDBPyConnection, form: str, rels: list[int]) -> None:
     linear = one(con, "SELECT " + form.format(g="linear"), [rels])
     exponential = one(con, "SELECT " + form.format(g="exponential"), [rels])
     assert linear == exponential
+
+
+def test_seed_binary_grades_formulas_agree(con: duckdb.DuckDBPyConnection, check_cases) -> None:
+    """For binary grades (2^0 - 1) = 0 and (2^1 - 1) = 1, so formulas (1) and (2) agree. Each
+    (grades, form) a case, on one connection."""
+    count = check_cases(
+        (f"{rels}-{form}", functools.partial(_formulas_agree, con, form, rels))
+        for rels in BINARY_RELS
+        for form in BINARY_FORMS
+    )
+    assert count == 16
 
 
 def test_seed_non_binary_grades_formulas_differ(con: duckdb.DuckDBPyConnection) -> None:

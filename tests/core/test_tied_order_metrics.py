@@ -11,6 +11,7 @@ ties := 'key' to the last bit.
 from __future__ import annotations
 
 import decimal
+import functools
 import itertools
 import math
 import operator
@@ -164,26 +165,46 @@ def _check(con, rankings: list[tuple[list, list]], k: int | None, max_grade: int
     return worst
 
 
-@pytest.mark.parametrize("k", [None, 1, 2, 3, 5, 101])
-def test_small_random_rankings_match_the_enumeration_of_every_tied_order(con, k) -> None:
+# The table-driven tests below run each case on the test's one connection (check_cases in
+# tests/conftest.py): each case loads its own judged_run (CREATE OR REPLACE) or frame first.
+
+
+def _small_random(con, k) -> None:
     rankings = _small_rankings(1500, seed=11 + (k or 0))
     _load(con, rankings)
     assert _check(con, rankings, k) <= 1e-12
 
 
-@pytest.mark.parametrize(("k", "max_grade"), [(None, 4), (2, 1), (4, 3), (6, 4)])
-def test_err_over_every_grade_scale_matches_the_enumeration(con, k, max_grade) -> None:
-    """Grades 0..max_grade, many tied rows of different non-zero grades."""
+def test_small_random_rankings_match_the_enumeration_of_every_tied_order(con, check_cases) -> None:
+    ks = [None, 1, 2, 3, 5, 101]
+    count = check_cases((f"k={k}", functools.partial(_small_random, con, k)) for k in ks)
+    assert count == 6
+
+
+def _grade_scale(con, k, max_grade) -> None:
     rankings = _small_rankings(1000, seed=40 + max_grade + (k or 0), max_grade=max_grade)
     _load(con, rankings)
     assert _check(con, rankings, k, max_grade) <= 1e-12
 
 
-@pytest.mark.parametrize("k", [10, 100, 120])
-def test_tie_groups_straddling_a_deep_cutoff_match_the_enumeration(con, k) -> None:
+def test_err_over_every_grade_scale_matches_the_enumeration(con, check_cases) -> None:
+    """Grades 0..max_grade, many tied rows of different non-zero grades."""
+    grid = [(None, 4), (2, 1), (4, 3), (6, 4)]
+    count = check_cases(
+        (f"k={k}-max_grade={g}", functools.partial(_grade_scale, con, k, g)) for k, g in grid
+    )
+    assert count == 4
+
+
+def _deep_cutoff(con, k) -> None:
     rankings = _long_rankings(40, seed=k, cut=k)
     _load(con, rankings)
     assert _check(con, rankings, k) <= 1e-12
+
+
+def test_tie_groups_straddling_a_deep_cutoff_match_the_enumeration(con, check_cases) -> None:
+    count = check_cases((f"k={k}", functools.partial(_deep_cutoff, con, k)) for k in [10, 100, 120])
+    assert count == 3
 
 
 def test_the_readme_example_needs_no_tie_breaking(con) -> None:
@@ -238,8 +259,8 @@ def _compare_with_key(con, frame: pd.DataFrame, k: int | None) -> int:
     ).fetchall()[0][0]
 
 
-@pytest.mark.parametrize("k", [None, 3, 10, 150])
-def test_without_ties_average_is_the_plain_value_to_the_last_bit(con, k) -> None:
+def test_without_ties_average_is_the_plain_value_to_the_last_bit(con, check_cases) -> None:
+    """The same frame at each cutoff, a case each."""
     rng = np.random.default_rng(5)
     rows = []
     for q in range(300):
@@ -248,14 +269,19 @@ def test_without_ties_average_is_the_plain_value_to_the_last_bit(con, k) -> None
         rows += [(q, i, float(rng.integers(0, 3)), float(x)) for i, x in enumerate(keys)]
         rows.append((q, n, 2.0, None))  # judged, not returned
     frame = pd.DataFrame(rows, columns=["query_id", "item_id", "rel", "rnk"])
-    assert _compare_with_key(con, frame, k) == 0
+
+    def check(k: int | None) -> None:
+        assert _compare_with_key(con, frame, k) == 0
+
+    ks = [None, 3, 10, 150]
+    assert check_cases((f"k={k}", functools.partial(check, k)) for k in ks) == 4
 
 
-@pytest.mark.parametrize("k", [None, 1, 3, 10, 150])
-def test_ties_that_change_nothing_give_the_plain_value_to_the_last_bit(con, k) -> None:
+def test_ties_that_change_nothing_give_the_plain_value_to_the_last_bit(con, check_cases) -> None:
     """Rows of grade 0 or unjudged tied among themselves (also across the cut) and every row of
     a non-zero grade untied: every order is the same ranking of grades, the value is determined
-    and comes from the same arithmetic as before (ties := 'key')."""
+    and comes from the same arithmetic as before (ties := 'key'). The same frame at each cutoff,
+    a case each."""
     rng = np.random.default_rng(7)
     rows = []
     for q in range(300):
@@ -268,7 +294,12 @@ def test_ties_that_change_nothing_give_the_plain_value_to_the_last_bit(con, k) -
             for i, (g, x) in enumerate(zip(grades, keys, strict=True))
         ]
     frame = pd.DataFrame(rows, columns=["query_id", "item_id", "rel", "rnk"])
-    assert _compare_with_key(con, frame.astype({"rel": "float64"}), k) == 0
+
+    def check(k: int | None) -> None:
+        assert _compare_with_key(con, frame.astype({"rel": "float64"}), k) == 0
+
+    ks = [None, 1, 3, 10, 150]
+    assert check_cases((f"k={k}", functools.partial(check, k)) for k in ks) == 5
 
 
 def _cpu() -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -34,10 +35,7 @@ def _random_log(con: duckdb.DuckDBPyConnection, seed: int) -> None:
     con.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("k", [1, 5, 10])
-def test_report_matches_pytrec_eval(con: duckdb.DuckDBPyConnection, seed: int, k: int) -> None:
-    _random_log(con, seed)
+def _matches_pytrec_eval(con: duckdb.DuckDBPyConnection, k: int) -> None:
     qrels: dict[str, dict[str, int]] = {}
     for q, item, event in con.execute("SELECT * FROM events").fetchall():  # map events by hand
         qrels.setdefault(q, {})[item] = max(qrels.get(q, {}).get(item, 0), GRADE[event])
@@ -55,6 +53,18 @@ def test_report_matches_pytrec_eval(con: duckdb.DuckDBPyConnection, seed: int, k
     for q, value in got.items():
         expected = oracle[q][f"ndcg_cut_{k}"] if q in oracle else 0.0  # no positive grade
         assert value == pytest.approx(expected, abs=1e-9), q
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_report_matches_pytrec_eval(
+    con: duckdb.DuckDBPyConnection, check_cases, seed: int
+) -> None:
+    """Each cutoff a case, on the seed's log (made once: the cases only read it)."""
+    _random_log(con, seed)
+    count = check_cases(
+        (f"k={k}", functools.partial(_matches_pytrec_eval, con, k)) for k in (1, 5, 10)
+    )
+    assert count == 3
 
 
 def test_report_equals_core_aggregates_and_counts(con: duckdb.DuckDBPyConnection) -> None:
@@ -290,14 +300,21 @@ def bad_tables(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-@pytest.mark.parametrize("case", list(BAD_SQL))
-def test_bad_input_is_a_clear_error(bad_tables: duckdb.DuckDBPyConnection, case: str) -> None:
-    sql, message = BAD_SQL[case]
+def _raises(con: duckdb.DuckDBPyConnection, sql: str, message: str) -> None:
     with pytest.raises(
         duckdb.Error,
         match=re.escape(message),
     ):
-        bad_tables.execute(sql).fetchall()
+        con.execute(sql).fetchall()
+
+
+def test_bad_input_is_a_clear_error(bad_tables: duckdb.DuckDBPyConnection, check_cases) -> None:
+    """Every case of BAD_SQL, each on the same tables (a failed statement changes nothing)."""
+    count = check_cases(
+        (case, functools.partial(_raises, bad_tables, sql, message))
+        for case, (sql, message) in BAD_SQL.items()
+    )
+    assert count == len(BAD_SQL)
 
 
 def test_documented_results_for_odd_input(bad_tables: duckdb.DuckDBPyConnection) -> None:
