@@ -26,14 +26,27 @@ MEAN_TOLERANCE = 1e-12
 KS = [1, 3, None]
 ARGS = {"rankings_a": "cmp_a", "rankings_b": "cmp_b", "events": "cmp_events"}
 
+# The macros' rows for one statement, computed once for all five engines (the session's reference
+# connection is read-only: the same statement gives the same rows every time).
+_TRUTH: dict[tuple[str, tuple[Any, ...]], list[tuple[Any, ...]]] = {}
+
+
+def _truth(
+    reference: duckdb.DuckDBPyConnection, sql: str, parameters: tuple[Any, ...] = ()
+) -> list[tuple[Any, ...]]:
+    if (sql, parameters) not in _TRUTH:
+        _TRUTH[(sql, parameters)] = reference.execute(sql, list(parameters)).fetchall()
+    return list(_TRUTH[(sql, parameters)])
+
 
 def _pairs(
     reference: duckdb.DuckDBPyConnection,
 ) -> dict[tuple[str, Any], list[tuple[float, float]]]:
-    rows = reference.execute(
+    rows = _truth(
+        reference,
         "SELECT device, k, ndcg_a, ndcg_b FROM compare_rankers('cmp_a', 'cmp_b', 'cmp_events', "
-        "k := [1, 3, NULL], slice_by := ['device'])"
-    ).fetchall()
+        "k := [1, 3, NULL], slice_by := ['device'])",
+    )
     pairs: dict[tuple[str, Any], list[tuple[float, float]]] = {}
     for device, k, a, b in rows:
         pairs.setdefault((device, k), []).append((a, b))
@@ -51,11 +64,12 @@ def test_compare_matches_macros_and_scipy(
 ) -> None:
     sql = compare_to_sql(engine.dialect, k=KS, slice_by=["device"], **ARGS)
     got = {(r[0], r[1]): r[2:] for r in engine.run(sql)}
-    summary = reference.execute(
+    summary = _truth(
+        reference,
         "SELECT device, k, queries, mean_a, mean_b, mean_diff, ci_low, ci_high, p_value, wins, "
         "ties, losses FROM compare_summary('cmp_a', 'cmp_b', 'cmp_events', k := [1, 3, NULL], "
-        "slice_by := ['device'])"
-    ).fetchall()
+        "slice_by := ['device'])",
+    )
     pairs = _pairs(reference)
     assert set(got) == {(r[0], r[1]) for r in summary}
     assert {n for n, *_ in got.values()} >= {1, 4, 5, 24, 40}  # both formulas, degenerate rows
@@ -109,11 +123,12 @@ def test_compare_empty_ideal_matches_compare_summary(
         empty_ideal=empty,
     )
     (row,) = engine.run(sql)
-    (truth,) = reference.execute(
+    (truth,) = _truth(
+        reference,
         "SELECT k, queries, mean_a, mean_b, mean_diff, p_value, wins, ties, losses FROM "
         "compare_summary('rankings', 'rankings_b', 'events', k := 3, empty_ideal := ?::DOUBLE)",
-        [empty],
-    ).fetchall()
+        (empty,),
+    )
     got = dict(zip(("k", *_COLUMNS), row, strict=True))
     assert (got["k"], got["queries"], got["wins"], got["ties"], got["losses"]) == (
         truth[0],
@@ -274,10 +289,11 @@ def test_events_slices_match_ndcg_report(
     )
     got = {(r[0], r[1]): r[2:] for r in engine.run(sql)}
     truth: dict[tuple[str, str], dict[Any, float]] = {}
-    for query_id, device, k, ndcg in reference.execute(
+    for query_id, device, k, ndcg in _truth(
+        reference,
         "SELECT query_id, device, k, ndcg FROM ndcg_report('cmp_a', 'cmp_events', "
-        "k := [3, NULL], slice_by := ['device'])"
-    ).fetchall():
+        "k := [3, NULL], slice_by := ['device'])",
+    ):
         truth.setdefault((query_id, device), {})[k] = ndcg
     assert set(got) == set(truth)
     for key, values in truth.items():

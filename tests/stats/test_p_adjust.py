@@ -8,6 +8,8 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
+# statsmodels' holm runs a full gc.collect() per call: see the gc_frozen fixture (conftest.py)
+pytestmark = pytest.mark.usefixtures("gc_frozen")
 
 
 @pytest.mark.parametrize("method", list(METHODS))
