@@ -43,16 +43,19 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     page = (work / "ndcg_demo.html").read_text()
     assert page.count("<polyline") == 2 and "ranker A" in page and "<script" not in page
     assert (work / "ndcg_demo.svg").read_text().startswith("<svg")
+    # the files the evaluate tests read, made here so that no test depends on another having run
+    # first (pytest-xdist spreads them over workers)
+    with duckdb.connect(str(work / "demo.duckdb"), read_only=True) as con:
+        con.execute(
+            "COPY (SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A') "
+            f"TO '{work / 'a.parquet'}'"
+        )
+        con.execute(f"COPY demo_events TO '{work / 'events.csv'}'")
     return work
 
 
 def test_evaluate_files_and_outputs(demo_db: Path) -> None:
     with duckdb.connect(str(demo_db / "demo.duckdb"), read_only=True) as con:
-        con.execute(
-            "COPY (SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A') "
-            f"TO '{demo_db / 'a.parquet'}'"
-        )
-        con.execute(f"COPY demo_events TO '{demo_db / 'events.csv'}'")
         expected = dict(
             con.execute(
                 "SELECT query_id, ndcg FROM ndcg_report('demo_rankings', 'demo_events', k := 5, "
