@@ -92,10 +92,8 @@ _ndcg_family AS NOT MATERIALIZED (
     (SELECT _ndcg_report_max_grade(max_grade, mapping) AS _max_grade)
     GROUP BY _key, _k, _max_grade
 )
--- the same columns either way; the condition is _ndcg_report_rows' own for building _judged
+-- the same columns either way, picked by the condition under which _ndcg_report_rows builds
+-- the judged runs
 SELECT *
-FROM query_table(CASE
-                     WHEN coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg'))
-                                   > 0, false) THEN '_ndcg_family'
-                     ELSE '_ndcg_only'
-                 END);
+FROM query_table(CASE WHEN _ndcg_report_has_family(metrics) THEN '_ndcg_family'
+                      ELSE '_ndcg_only' END);

@@ -153,11 +153,11 @@ _ndcg_judged AS (
     -- tie group start as rank key, then the graded items not among them, rnk NULL
     SELECT _key, _i, coalesce(rel, 0.0) AS rel, _s::DOUBLE AS _rnk
     FROM _ndcg_read LEFT JOIN _ndcg_gained USING (_q, _i)
-    WHERE coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false)
+    WHERE _ndcg_report_has_family(metrics)
     UNION ALL
     SELECT _ndcg_rankings_read._key, _ndcg_gained._i, _ndcg_gained.rel, NULL::DOUBLE
     FROM _ndcg_rankings_read JOIN _ndcg_gained USING (_q)
-    WHERE coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false)
+    WHERE _ndcg_report_has_family(metrics)
       AND NOT EXISTS (SELECT 1 FROM _ndcg_read AS r
                       WHERE r._key = _ndcg_rankings_read._key AND r._i = _ndcg_gained._i)
 ),

@@ -417,6 +417,15 @@ list_transform(
     END)[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_report_has_family(metrics) -> BOOLEAN (internal): whether a report's metrics := [...]
+-- names a metric of the family besides ndcg (false for NULL or ['ndcg'], the default). The one
+-- condition under which the report builds its judged runs (_ndcg_report_rows) and reads the
+-- family's aggregates (_ndcg_report_metric_rows); a constant, so DuckDB folds it.
+-- Example: SELECT _ndcg_report_has_family(['ndcg', 'err']);  -- true
+CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics) AS
+coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_report_max_grade(max_grade, mapping): err's max_grade in ndcg_report, checked (internal):
 -- 'mapping' is the largest grade of the mapping (3, purchase, for the default mapping), else a
 -- positive finite number; anything else is an error naming the setting.
@@ -595,11 +604,11 @@ _ndcg_judged AS (
     -- tie group start as rank key, then the graded items not among them, rnk NULL
     SELECT _key, _i, coalesce(rel, 0.0) AS rel, _s::DOUBLE AS _rnk
     FROM _ndcg_read LEFT JOIN _ndcg_gained USING (_q, _i)
-    WHERE coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false)
+    WHERE _ndcg_report_has_family(metrics)
     UNION ALL
     SELECT _ndcg_rankings_read._key, _ndcg_gained._i, _ndcg_gained.rel, NULL::DOUBLE
     FROM _ndcg_rankings_read JOIN _ndcg_gained USING (_q)
-    WHERE coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false)
+    WHERE _ndcg_report_has_family(metrics)
       AND NOT EXISTS (SELECT 1 FROM _ndcg_read AS r
                       WHERE r._key = _ndcg_rankings_read._key AND r._i = _ndcg_gained._i)
 ),
@@ -1960,13 +1969,11 @@ _ndcg_family AS NOT MATERIALIZED (
     (SELECT _ndcg_report_max_grade(max_grade, mapping) AS _max_grade)
     GROUP BY _key, _k, _max_grade
 )
--- the same columns either way; the condition is _ndcg_report_rows' own for building _judged
+-- the same columns either way, picked by the condition under which _ndcg_report_rows builds
+-- the judged runs
 SELECT *
-FROM query_table(CASE
-                     WHEN coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg'))
-                                   > 0, false) THEN '_ndcg_family'
-                     ELSE '_ndcg_only'
-                 END){% endraw %}{%- endset -%}
+FROM query_table(CASE WHEN _ndcg_report_has_family(metrics) THEN '_ndcg_family'
+                      ELSE '_ndcg_only' END){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_sorted_quantile(sorted, q): the q-quantile of an ascending non-empty list with linear
