@@ -1,8 +1,8 @@
 -- _ndcg_gain_value(r, gain): the gain of one grade already known to be valid (internal; shared by
--- _ndcg_gain, which checks first, and _ndcg_gains, which maps lists checked per group). NULL and
--- negative grades gain 0: NULL is an unjudged item (or -1, the stand-in the ranking aggregates use
--- for it), and a negative grade only gets here with negative := 'zero'. NULL when a gain MAP lacks
--- the grade or gain is not a known kind.
+-- _ndcg_gain, which checks first, the ranking of dcg, ndcg and cg, whose grades are checked per
+-- group, and the ideal gains). NULL and negative grades gain 0: NULL is an unjudged item, and a
+-- negative grade only gets here with negative := 'zero'. NULL when a gain MAP lacks the grade or
+-- gain is not a known kind.
 CREATE OR REPLACE MACRO _ndcg_gain_value(r, gain) AS
 CASE
     WHEN r IS NULL OR r < 0 THEN 0.0::DOUBLE

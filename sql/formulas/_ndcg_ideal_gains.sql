@@ -11,8 +11,10 @@ CASE
         max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
             FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
     WHEN depth IS NULL THEN
-        _ndcg_gains(list_reverse_sort(list(rel)
-            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
-    ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
-             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
+        list_transform(list_reverse_sort(list(rel)
+            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))),
+            lambda r: _ndcg_gain_value(r, gain))
+    ELSE list_transform(max(rel, _ndcg_top_n(depth))
+             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)),
+             lambda r: _ndcg_gain_value(r, gain))
 END;

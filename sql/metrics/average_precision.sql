@@ -26,7 +26,8 @@ CREATE OR REPLACE MACRO average_precision(rel, rnk, k := NULL, threshold := 1, t
 list_transform(
     [CASE
         WHEN ties = 'key' THEN
-            list_transform([_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform(
+                [(_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order],
                 lambda h: {sum: list_sum(list_transform(
                                list_filter(list_transform(h, lambda hit, p: CASE WHEN hit = 1 THEN p END),
                                            lambda p: p IS NOT NULL),
@@ -34,7 +35,7 @@ list_transform(
                            hits: list_count(list_filter(h, lambda hit: hit = 1))::DOUBLE,
                            retrieved: NULL::DOUBLE})[1]
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
                 lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m),
                            hits: _ndcg_expected_hits(r.groups, r.m),
                            -- the count divided by is random when the group straddling the cut

@@ -16,28 +16,32 @@ _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             list_transform(
-                [{rel: _ndcg_relevant_in_order(rel, rnk, NULL, threshold, ties, tie_key),
-                  non: _ndcg_relevant_in_order(
+                [{rel: (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)).in_order,
+                  non: (_ndcg_relevant_ranking(
                            CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
-                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)}],
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)).in_order}],
                 -- one tie group per position: the groups' counts come from the same merge
                 lambda h: _ndcg_bpref_sum(
-                    _ndcg_tie_groups(range(1, len(h.rel) + 1),
-                                     list_filter(range(1, len(h.rel) + 1), lambda i: h.rel[i] = 1),
-                                     len(h.rel), NULL),
-                    _ndcg_tie_groups(range(1, len(h.rel) + 1),
-                                     list_filter(range(1, len(h.rel) + 1), lambda i: h.non[i] = 1),
-                                     len(h.rel), NULL),
+                    _ndcg_tie_groups({
+                        m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
+                        rows: list_transform(list_filter(range(1, len(h.rel) + 1),
+                                                         lambda i: h.rel[i] = 1),
+                                             lambda i: {r: i, g: 1.0})}),
+                    _ndcg_tie_groups({
+                        m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
+                        rows: list_transform(list_filter(range(1, len(h.rel) + 1),
+                                                         lambda i: h.non[i] = 1),
+                                             lambda i: {r: i, g: 1.0})}),
                     sum(_ndcg_relevant(rel, threshold)),
                     count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
         ELSE
             list_transform(
-                [{rel: _ndcg_relevant_groups(rel, rnk, NULL, threshold, ties, tie_key),
-                  non: _ndcg_relevant_groups(
+                [{rel: _ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key),
+                  non: _ndcg_relevant_ranking(
                            CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
                                 THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)}],
                 lambda r: _ndcg_bpref_sum(
-                    r.rel.groups, r.non.groups, r.rel.relevant,
+                    r.rel.groups, r.non.groups, sum(_ndcg_relevant(rel, threshold)),
                     count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
     END / sum(_ndcg_relevant(rel, threshold)),
     sum(_ndcg_relevant(rel, threshold)), empty_ideal);

@@ -36,36 +36,38 @@ CASE
                                   ELSE min(TRY_CAST(rel AS DOUBLE)) END::VARCHAR)
     WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL
          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
-        -- [x] with lambda r binds the aggregates outside the lambda bodies, as in dcg
+        -- the ranking of the rows' stop probabilities R (0 for unjudged and grade-0 rows)
         list_transform(
-            [{grades: _ndcg_top_grades(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE),
-                                       _ndcg_read_depth(k), ties, tie_key),
-              m: least(_ndcg_checked_k(k), count(rnk)),
-              -- the tie groups' side, for ties 'average' only (a constant CASE drops it for 'key'):
-              -- the rank keys as dcg reads them and the rows of non-zero grade
-              keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
-              stops: CASE WHEN ties = 'average' THEN
-                         list({r: TRY_CAST(rnk AS DOUBLE),
-                               t: 1.0 - (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0)
-                                        / pow(2.0, max_grade)})
-                             FILTER (WHERE rnk IS NOT NULL AND TRY_CAST(rel AS DOUBLE) > 0)
-                     END,
-              all_keys: CASE WHEN ties = 'average' THEN
-                            _ndcg_tie_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties)
-                        END}],
+            [_ndcg_ranking(CASE WHEN TRY_CAST(rel AS DOUBLE) > 0
+                                THEN (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0) / pow(2.0, max_grade)
+                                ELSE 0.0 END,
+                           TRY_CAST(rnk AS DOUBLE), k, ties, tie_key)],
+            -- its tie groups bound once, for ties 'average'
+            lambda rk: list_transform([{m: rk.m, in_order: list_slice(rk.in_order, 1, rk.m),
+                                        rows: rk.rows, keys: rk.keys,
+                                        groups: CASE WHEN ties = 'average'
+                                                     THEN _ndcg_tie_groups(rk) END}],
             lambda r: CASE
-                WHEN ties = 'key' THEN _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
-                ELSE list_transform(
-                    [_ndcg_tie_groups(
-                        r.keys, list_transform(r.stops, lambda x: x.r), r.m,
-                        len(list_filter(coalesce(r.all_keys, r.keys), lambda x: x = r.keys[r.m])))],
-                    lambda groups: CASE
-                        -- a tie group before the cut holding a row that may stop the user and
-                        -- another row: the expectation over its orders
-                        WHEN coalesce(list_bool_or(list_transform(groups,
-                                                                  lambda g: g.c > 0 AND g.n > 1)),
-                                      false) THEN _ndcg_expected_err(groups, r.stops, r.m)
-                        ELSE _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
-                    END)[1]
-            END)[1]
+                -- a tie group before the cut holding a row that may stop the user and another
+                -- row: the expectation over its orders; otherwise the order is known
+                WHEN ties = 'average'
+                     AND coalesce(list_bool_or(list_transform(r.groups,
+                                                              lambda g: g.c > 0 AND g.n > 1)),
+                                  false) THEN
+                    _ndcg_expected_err(
+                        r.groups,
+                        list_transform(list_filter(r.rows, lambda x: x.r IS NOT NULL),
+                                       lambda x: {r: x.r, t: 1.0 - x.g}),
+                        r.m)
+                -- every row that may stop the user is alone in its tie group (or ties 'key'):
+                -- the known order, as (position, R) of those rows
+                WHEN ties = 'average' THEN
+                    list_transform([list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m]))],
+                        -- a group's stop row is the (a + 1)th stop row before the cut by key
+                        lambda ts: _ndcg_err_in_order(list_transform(
+                            list_filter(r.groups, lambda g: g.c > 0),
+                            lambda g: {q: g.s, r: ts[g.a + 1].g})))[1]
+                ELSE _ndcg_err_in_order(list_filter(
+                    list_transform(r.in_order, lambda x, q: {q: q, r: x}), lambda x: x.r > 0))
+            END)[1])[1]
 END;

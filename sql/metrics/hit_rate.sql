@@ -14,10 +14,10 @@ CREATE OR REPLACE MACRO hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'a
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
-            CASE WHEN list_contains(_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key), 1)
+            CASE WHEN list_contains((_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order, 1)
                  THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
                            lambda r: _ndcg_expected_hit(r.groups, r.m))[1]
     END,
     sum(_ndcg_relevant(rel, threshold)), empty_ideal);

@@ -5,6 +5,6 @@
 CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') AS
 CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL
           AND _ndcg_grade_error(TRY_CAST(rel AS DOUBLE), gain, negative) IS NULL THEN
-    _ndcg_sum_discounted(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k), gain),
-                         _ndcg_checked_k(k), log_base)
+    _ndcg_weighted_list(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k), gain),
+                        _ndcg_checked_k(k), 'log', log_base)
 END;

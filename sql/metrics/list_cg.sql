@@ -6,5 +6,5 @@
 --   negative  'error' | 'zero'.
 -- Example: SELECT list_cg([3, 2, 3, 0, 1, 2]);  -- 11
 CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error') AS
-_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                     _ndcg_checked_k(k), 'none');
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
+                    _ndcg_checked_k(k), 'none', NULL);

@@ -7,5 +7,5 @@
 -- Example: SELECT list_dcg([3, 2, 3, 0, 1, 2]);  -- 6.861
 CREATE OR REPLACE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2,
                                  negative := 'error') AS
-_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                     _ndcg_checked_k(k), log_base);
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
+                    _ndcg_checked_k(k), 'log', log_base);

@@ -4,5 +4,5 @@
 -- Example: SELECT list_idcg([3, 2, 2, 1]);  -- 5.6925
 CREATE OR REPLACE MACRO list_idcg(rels, k := NULL, gain := 'linear', log_base := 2,
                                   negative := 'error') AS
-_ndcg_sum_discounted(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative))),
-                     _ndcg_checked_k(k), log_base);
+_ndcg_weighted_list(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative))),
+                    _ndcg_checked_k(k), 'log', log_base);

@@ -15,9 +15,9 @@ CREATE OR REPLACE MACRO list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linea
                                   negative := 'error') AS
 coalesce(
     list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative)
-    / nullif(_ndcg_sum_discounted(
+    / nullif(_ndcg_weighted_list(
         list_reverse_sort(list_transform(coalesce(ideal, rels),
                                          lambda r: _ndcg_gain(r, gain, negative))),
         _ndcg_ideal_cut(_ndcg_checked_k(k), len(rels), clamp_k, full_ideal),
-        log_base), 0),
+        'log', log_base), 0),
     empty_ideal);

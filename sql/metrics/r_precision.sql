@@ -14,11 +14,13 @@ _ndcg_empty(
         WHEN ties = 'key' THEN
             -- coalesce: a query that returned no row has no list, and no hit
             coalesce(list_count(list_filter(
-                _ndcg_head(_ndcg_relevant_in_order(rel, rnk, NULL, threshold, ties, tie_key),
-                           sum(_ndcg_relevant(rel, threshold))),
+                list_slice(
+                    (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)).in_order,
+                    1, sum(_ndcg_relevant(rel, threshold))),
                 lambda hit: hit = 1)), 0)::DOUBLE
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, NULL, threshold, ties, tie_key)],
-                           lambda r: _ndcg_expected_hits(r.groups, r.relevant))[1]
+            list_transform([_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)],
+                           lambda r: _ndcg_expected_hits(r.groups,
+                                                         sum(_ndcg_relevant(rel, threshold))))[1]
     END / sum(_ndcg_relevant(rel, threshold)),
     sum(_ndcg_relevant(rel, threshold)), empty_ideal);

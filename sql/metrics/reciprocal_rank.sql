@@ -14,10 +14,10 @@ _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             coalesce(1.0 / list_position(
-                _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key), 1),
+                (_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order, 1),
                 0.0)
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
                            lambda r: _ndcg_expected_rr(r.groups, r.m))[1]
     END,
     sum(_ndcg_relevant(rel, threshold)), empty_ideal);

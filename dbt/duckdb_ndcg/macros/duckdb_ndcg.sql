@@ -149,18 +149,32 @@ CASE WHEN resamples >= 1 AND resamples = floor(resamples) THEN resamples::BIGINT
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_discount(pos, log_base): the discount log_base(pos + 1) of 1-based position pos (internal).
--- log_base 'none' means no discount (1), which turns DCG into CG (cg, list_cg pass it). NULL, NaN,
--- infinity, text and numbers <= 1 are errors naming log_base. The common base 2 is tested first:
--- inside lambda bodies the branches are not always folded away.
-CREATE OR REPLACE MACRO _ndcg_discount(pos, log_base) AS
+-- _ndcg_log_discount(pos, log_base) -> DOUBLE (internal): the discount log_base(pos + 1) of
+-- 1-based position pos; log_base 'none' gives 1 (no discount: CG). NULL for a log_base that is
+-- not a finite number greater than 1: no error, so that a list of weights made from it with a
+-- constant log_base is computed once when DuckDB plans the query (_ndcg_weights; an expression
+-- holding error() is never folded). _ndcg_discount is the same discount with the error.
+-- The common base 2 is tested first: inside lambda bodies no branch is folded away.
+-- Example: _ndcg_log_discount(3, 2) = 2.0
+CREATE OR REPLACE MACRO _ndcg_log_discount(pos, log_base) AS
 CASE
     WHEN TRY_CAST(log_base AS DOUBLE) = 2 THEN log2(pos + 1.0)
     WHEN log_base::VARCHAR = 'none' THEN 1.0::DOUBLE
     WHEN TRY_CAST(log_base AS DOUBLE) > 1 AND isfinite(TRY_CAST(log_base AS DOUBLE)) THEN
         ln(pos + 1.0) / ln(TRY_CAST(log_base AS DOUBLE))
-    ELSE error('duckdb_ndcg: log_base must be a finite number greater than 1, got '
-               || coalesce(log_base::VARCHAR, 'NULL'))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_discount(pos, log_base): the discount log_base(pos + 1) of 1-based position pos (internal),
+-- _ndcg_log_discount with its check: log_base 'none' means no discount (1), which turns DCG into
+-- CG (cg, list_cg pass it); NULL, NaN, infinity, text and numbers <= 1 are errors naming log_base.
+-- Example: _ndcg_discount(3, 2) = 2.0
+CREATE OR REPLACE MACRO _ndcg_discount(pos, log_base) AS
+CASE
+    WHEN _ndcg_log_discount(1, log_base) IS NULL THEN
+        error('duckdb_ndcg: log_base must be a finite number greater than 1, got '
+              || coalesce(log_base::VARCHAR, 'NULL'))
+    ELSE _ndcg_log_discount(pos, log_base)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -295,10 +309,10 @@ END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gain_value(r, gain): the gain of one grade already known to be valid (internal; shared by
--- _ndcg_gain, which checks first, and _ndcg_gains, which maps lists checked per group). NULL and
--- negative grades gain 0: NULL is an unjudged item (or -1, the stand-in the ranking aggregates use
--- for it), and a negative grade only gets here with negative := 'zero'. NULL when a gain MAP lacks
--- the grade or gain is not a known kind.
+-- _ndcg_gain, which checks first, the ranking of dcg, ndcg and cg, whose grades are checked per
+-- group, and the ideal gains). NULL and negative grades gain 0: NULL is an unjudged item, and a
+-- negative grade only gets here with negative := 'zero'. NULL when a gain MAP lacks the grade or
+-- gain is not a known kind.
 CREATE OR REPLACE MACRO _ndcg_gain_value(r, gain) AS
 CASE
     WHEN r IS NULL OR r < 0 THEN 0.0::DOUBLE
@@ -763,144 +777,6 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_gains(grades, gain): the gains of a list of grades already validated by
--- _ndcg_grade_error (internal; see _ndcg_gain_value).
-CREATE OR REPLACE MACRO _ndcg_gains(grades, gain) AS
-list_transform(grades, lambda r: _ndcg_gain_value(r, gain)){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_group_of(starts, keys, rows): each row {r: rank key, g: value} of rows (r among keys)
--- with the index j of its tie group (_ndcg_tie_starts), as {j, g}, ordered by key (internal).
--- A merge, not a search per row (which made long rankings quadratic): the groups' first keys and
--- the rows are sorted together, each group's key just before its own rows, so a row's group is
--- its place in the merged list minus the rows before it. O(n log n) for n keys and rows.
-CREATE OR REPLACE MACRO _ndcg_group_of(starts, keys, rows) AS
-list_transform(
-    list_filter(
-        list_transform(
-            list_sort(list_concat(
-                list_transform(starts, lambda p: {r: keys[p], t: 0, g: 0.0::DOUBLE}),
-                list_transform(rows, lambda x: {r: x.r, t: 1, g: x.g::DOUBLE}))),
-            lambda x, p: {t: x.t, p: p, g: x.g}),
-        lambda x: x.t = 1),
-    lambda x, i: {j: x.p - i, g: x.g}){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_group_weights(starts, n, m, log_base): for each tie group of a ranking of n positions
--- (starts from _ndcg_tie_starts), the mean of 1 / discount over the group's positions, which is
--- what each of its rows is worth per unit of gain with ties averaged (McSherry & Najork;
--- scikit-learn); NULL for groups that begin after position m, which a cut at m never reaches
--- (internal). Each group's positions are visited once: O(n) in all. (Not list_slice of a list of
--- weights: list_slice of a list captured by a lambda copies the whole list per call, which made
--- it quadratic again.)
-CREATE OR REPLACE MACRO _ndcg_group_weights(starts, n, m, log_base) AS
-list_transform(starts, lambda a, j: CASE
-    WHEN a > m THEN NULL
-    WHEN coalesce(starts[j + 1], n + 1) = a + 1 THEN 1.0 / _ndcg_discount(a, log_base)
-    ELSE list_avg(list_transform(range(a, coalesce(starts[j + 1], n + 1)),
-                                 lambda q: 1.0 / _ndcg_discount(q, log_base)))
-END){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_head(items, m): the first m items of a list (the whole list when m is NULL) (internal).
--- items is named once: it is often a whole expression, which a second mention would evaluate again.
-CREATE OR REPLACE MACRO _ndcg_head(items, m) AS
-list_slice(items, 1, coalesce(m, 9223372036854775807)){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_row_dcg(keys, r, g, log_base): the discounted gain of one row of rank key r and gain g in a
--- ranking whose rank keys, ascending, are keys (r among them): g / discount(position), or, when
--- other rows share its key, g times the mean of 1 / discount over the positions of its tie group
--- (McSherry & Najork; scikit-learn). The group must end inside keys (internal).
-CREATE OR REPLACE MACRO _ndcg_row_dcg(keys, r, g, log_base) AS
-CASE
-    WHEN keys[list_position(keys, r) + 1] IS DISTINCT FROM r THEN
-        g / _ndcg_discount(list_position(keys, r), log_base)
-    ELSE g * list_avg(list_transform(
-        range(list_position(keys, r), len(keys) + 2 - list_position(list_reverse(keys), r)),
-        lambda q: 1.0 / _ndcg_discount(q, log_base)))
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_straddles(keys, m): whether the tie group at position m of a ranking reaches past it, read
--- off its ascending rank keys (at least the first m + 1): then its size and gain sum lie beyond
--- the keys (internal).
-CREATE OR REPLACE MACRO _ndcg_straddles(keys, m) AS
-len(keys) > m AND keys[m + 1] = keys[m]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_sum_discounted(gains, m, log_base): sum of gains[p] / log_base(p + 1) over the first m
--- positions (all of them when m is NULL); 0 for an empty or NULL list (internal).
-CREATE OR REPLACE MACRO _ndcg_sum_discounted(gains, m, log_base) AS
-coalesce(
-    list_aggregate(list_transform(
-        _ndcg_head(gains, m),
-        lambda g, p: g / _ndcg_discount(p, log_base)), 'fsum'),
-    0.0)::DOUBLE{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_tie_starts(keys): the 1-based positions where each tie group of a ranking begins, read
--- off its ascending rank keys in one pass (a key differs from the one before it) (internal).
--- Tie group j spans positions starts[j] .. starts[j + 1] - 1, the last one up to len(keys).
--- keys is bound once ([keys] with lambda ks): a macro argument is an expression, which a mention
--- inside a lambda body would evaluate again for every element.
-CREATE OR REPLACE MACRO _ndcg_tie_starts(keys) AS
-list_transform([keys], lambda ks:
-    list_filter(range(1, len(ks) + 1), lambda i: i = 1 OR ks[i] <> ks[i - 1]))[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_dcg_at(ties, keys, grades, rows, m, straddle_count, straddle_gain, gain, log_base): DCG of
--- the first m positions of a ranking (log_base 'none': CG) (internal). The tie mode names the
--- shape of the input:
---   ties = 'key': grades, the grades of the first m (or more) rows in rank order (keys unused).
---   ties = 'average': keys, the ascending rank keys of the first m + 1 rows (or all of them), and
---   rows, the rows with a non-zero gain ({r: key, g: gain}, _ndcg_gained_rows); each row before
---   the cut adds its gain times the mean of 1 / discount over its tie group's positions (its own
---   position when untied). A tie group that straddles position m reaches past keys:
---   straddle_count and straddle_gain, its size and gain sum, are then evaluated (only then: they
---   may scan lists or come from a second pass over the data) and the group adds
---   straddle_gain / straddle_count at each of its positions up to m.
--- Two ways to find a row's tie group, by the length of keys: up to 512 keys, a search of keys per
--- row (_ndcg_row_dcg), cheapest on short lists but O(n) per row; beyond, a merge of the rows with
--- the tie groups (_ndcg_group_of, _ndcg_group_weights), O(n log n) in all. One ranking of 100,000
--- rows took 361 s with the search alone, 0.2 s with the merge; on 100-row rankings the merge takes
--- 2x the CPU time of the search, and they break even near 800 keys.
-CREATE OR REPLACE MACRO _ndcg_dcg_at(ties, keys, grades, rows, m, straddle_count, straddle_gain,
-                                     gain, log_base) AS
-CASE
-    WHEN ties = 'key' THEN
-        _ndcg_sum_discounted(_ndcg_gains(_ndcg_head(grades, m), gain), NULL, log_base)
-    ELSE coalesce(list_aggregate(list_concat(
-        CASE
-            WHEN len(keys) <= 512 THEN
-                list_transform(
-                    list_sort(list_filter(rows, lambda x: x.r < keys[m]
-                        OR (x.r = keys[m] AND NOT _ndcg_straddles(keys, m)))),
-                    lambda x: _ndcg_row_dcg(keys, x.r, x.g, log_base))
-            ELSE list_transform([_ndcg_tie_starts(keys)], lambda s: list_transform(
-                [_ndcg_group_weights(s, len(keys), m, log_base)], lambda w: list_transform(
-                    _ndcg_group_of(s, keys, list_filter(rows, lambda x: x.r < keys[m]
-                        OR (x.r = keys[m] AND NOT _ndcg_straddles(keys, m)))),
-                    lambda x: x.g * w[x.j]))[1])[1]
-        END,
-        CASE WHEN _ndcg_straddles(keys, m) THEN
-            [straddle_gain / straddle_count * list_sum(list_transform(
-                range(list_position(keys, keys[m]), m + 1),
-                lambda q: 1.0 / _ndcg_discount(q, log_base)))]
-        END), 'fsum'), 0.0)
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_gained_rows(rel, rnk, gain, ties): aggregate; {r: rnk, g: gain} of every row of a group
--- whose gain is not 0, in no particular order (ties = 'average' only; NULL otherwise); r is NULL
--- for a judged row the ranker did not return. Most grades are 0 in practice, so this list is
--- short: DCG is summed over its returned rows, each placed by its key in the sorted rank keys
--- (_ndcg_dcg_at), and the ideal ranking is its gains sorted (ndcg) (internal).
-CREATE OR REPLACE MACRO _ndcg_gained_rows(rel, rnk, gain, ties) AS
-list({r: rnk, g: _ndcg_gain_value(rel, gain)})
-    FILTER (WHERE ties = 'average' AND _ndcg_has_gain(rel, gain)){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- _ndcg_rank_error(rnk, ties, tie_key): aggregate; NULL when a group's rank keys and the ties
 -- arguments are valid, else an error naming the problem (internal): an unknown ties value,
 -- ties = 'key' without a tie_key on every returned row, NaN or infinite rank keys.
@@ -926,14 +802,6 @@ CREATE OR REPLACE MACRO _ndcg_read_depth(k) AS
 CASE WHEN _ndcg_checked_k(k) <= 100 THEN _ndcg_checked_k(k) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_tie_keys(rnk, depth, ties): aggregate; every returned rank key of a group, from which the
--- size of a tie group that straddles position depth is counted (ties = 'average' with a depth
--- only; NULL otherwise). The price of exact averaged ties in one pass: memory linear in the rows
--- (internal).
-CREATE OR REPLACE MACRO _ndcg_tie_keys(rnk, depth, ties) AS
-list(rnk) FILTER (WHERE depth IS NOT NULL AND ties = 'average'){% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a
 -- positive whole number, else 1 (internal). It never raises, so a literal k folds to a constant
 -- and DuckDB drops the aggregates of the branches that k rules out; _ndcg_checked_k raises the
@@ -942,66 +810,241 @@ CREATE OR REPLACE MACRO _ndcg_top_n(k) AS
 greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_top_grades(rel, rnk, depth, ties, tie_key): aggregate; the grades of a group's first
--- depth + 1 returned rows in ranked order (all of them when depth is NULL), unjudged as -1 because
--- top-N aggregates drop NULL values. Ranked order is ascending rnk; for ties = 'key', equal rnk
--- are broken by tie_key descending, as trec_eval breaks equal scores by document id (internal).
-CREATE OR REPLACE MACRO _ndcg_top_grades(rel, rnk, depth, ties, tie_key) AS
+-- _ndcg_ranked_keys(rnk, k, ties) -> DOUBLE[]  [aggregate] (internal): with ties 'average', the
+-- ascending rank keys of a group's first k + 1 rows when k <= 100 (a top-N aggregate), of all
+-- its rows beyond (one sorted list); NULL with ties 'key'. NULL keys (judged, not returned) are
+-- left out. The keys of _ndcg_ranking.
+-- Example: SELECT _ndcg_ranked_keys(rnk, 10, 'average') FROM run GROUP BY query_id;
+CREATE OR REPLACE MACRO _ndcg_ranked_keys(rnk, k, ties) AS
 CASE
-    WHEN ties = 'key' AND depth IS NULL THEN
-        list(coalesce(rel, -1) ORDER BY rnk ASC, CASE WHEN ties = 'key' THEN tie_key END DESC)
-            FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'key')
-    WHEN ties = 'key' THEN
-        max_by(coalesce(rel, -1), {a: -rnk, b: CASE WHEN ties = 'key' THEN tie_key END},
-               _ndcg_top_n(depth) + 1)
-            FILTER (WHERE rnk IS NOT NULL AND depth IS NOT NULL AND ties = 'key')
-    WHEN depth IS NULL THEN
-        list(coalesce(rel, -1) ORDER BY rnk)
-            FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
-    ELSE min_by(coalesce(rel, -1), rnk, _ndcg_top_n(depth) + 1)
-             FILTER (WHERE depth IS NOT NULL AND ties = 'average')
+    WHEN ties = 'average' AND _ndcg_read_depth(k) IS NULL THEN
+        list(rnk ORDER BY rnk)
+            FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k) IS NULL AND ties = 'average')
+    WHEN ties = 'average' THEN
+        min(rnk, _ndcg_top_n(_ndcg_read_depth(k)) + 1)
+            FILTER (WHERE _ndcg_read_depth(k) IS NOT NULL AND ties = 'average')
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_top_keys(rnk, depth, ties): aggregate; the rank keys of a group's first depth + 1 returned
--- rows (non-NULL rnk), ascending, read with a top-N aggregate that never sorts the whole group; all
--- of them, sorted, when depth is NULL. NULL for ties = 'key', whose tie key has broken every tie
--- (internal; the ranking side of dcg, with _ndcg_top_grades and _ndcg_tie_*).
-CREATE OR REPLACE MACRO _ndcg_top_keys(rnk, depth, ties) AS
-CASE
-    WHEN ties = 'key' THEN NULL
-    WHEN depth IS NULL THEN
-        list(rnk ORDER BY rnk) FILTER (WHERE rnk IS NOT NULL AND depth IS NULL AND ties = 'average')
-    ELSE min(rnk, _ndcg_top_n(depth) + 1)
-             FILTER (WHERE depth IS NOT NULL AND ties = 'average')
+-- _ndcg_valued_rows(value, rnk, ties) -> [{r, g}]  [aggregate] (internal): with ties = 'average',
+-- every row of a group with a non-zero value, returned or not ({r: rank key, NULL when not
+-- returned; g: value}), in no order; NULL otherwise. The rows a ranking's tie groups are read
+-- from (_ndcg_ranking), and NDCG's ideal (their values sorted): both call this macro with the
+-- same arguments, so DuckDB computes the aggregate once.
+-- Example: SELECT _ndcg_valued_rows(rel::DOUBLE, rnk::DOUBLE, 'average') FROM run;
+CREATE OR REPLACE MACRO _ndcg_valued_rows(value, rnk, ties) AS
+CASE WHEN ties = 'average' THEN
+    list({r: rnk, g: value}) FILTER (WHERE ties = 'average' AND value <> 0)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative):
--- the engine of dcg, cg, ndcg and _ndcg_ranked_count (precision, recall, F1, judged@k)
--- (internal): sum of gain x weight(position) over the first k positions, ties averaged or broken
--- by tie_key; log_base names the weight (a base: 1 / log_base(position + 1); 'none': 1). Fed with
--- grades and rank keys already checked to be numbers (_ndcg_type_error) and read as DOUBLE; the
--- parameters are dcg's, see dcg.sql.
-CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative) AS
+-- _ndcg_ranking(value, rnk, k, ties, tie_key) -> {m, in_order, keys, straddle, rows}
+--   [aggregate] (internal): the ranking a group's rows form, cut at k, as every metric reads it.
+-- value is what a row carries (its gain for DCG, 1 for a relevant row, a stop probability for
+-- ERR; NULL reads as 0), rnk its rank key (smaller first; NULL: judged but not returned), both
+-- DOUBLE. Fields (each NULL where its tie mode does not read it):
+--   m         the cut: least(k, returned rows) (k NULL: every returned row)
+--   in_order  ties 'key': the values of the first m rows or more in rank order, equal rnk broken
+--             by tie_key descending (trec_eval's order)
+--   keys      ties 'average': the ascending rank keys of the first m + 1 rows or more
+--             (_ndcg_ranked_keys)
+--   straddle  ties 'average': the size of the tie group at position m when it reaches past m
+--             (NULL when it does not)
+--   rows      ties 'average': every row of non-zero value, returned or not (_ndcg_valued_rows)
+-- Its tie groups are _ndcg_tie_groups(ranking); its weighted sums (DCG, CG, counts, RBP)
+-- _ndcg_weighted_sum(ranking, ...). Read with top-N aggregates: the keys (or values) of the
+-- first k + 1 rows when k <= 100, all of them sorted beyond (_ndcg_read_depth, _ndcg_top_n).
+-- Every field is an aggregate in a CASE on ties and k, constants, so DuckDB folds the branches
+-- they rule out and drops their aggregates; callers bind the ranking once ([ranking] with a
+-- lambda), outside every lambda body, where that folding happens. Binding copies each field per
+-- query, so the list of every key that sizes a straddling group is not a field: straddle reads
+-- it, for the queries whose group straddles (5% of the benchmark's; binding it for every query
+-- cost 10% of ndcg@10's per-query arithmetic). The caller checks rnk and the ties arguments
+-- (_ndcg_rank_error, in a CASE around its formula: inside the struct, an expression holding
+-- error() costs every query a copy) and value.
+-- Example: SELECT _ndcg_tie_groups(_ndcg_ranking(rel::DOUBLE, rnk::DOUBLE, 10, 'average', NULL))
+--          FROM run;
+CREATE OR REPLACE MACRO _ndcg_ranking(value, rnk, k, ties, tie_key) AS
+{m: least(_ndcg_checked_k(k), count(rnk)),
+ in_order: CASE
+     WHEN ties = 'key' AND _ndcg_read_depth(k) IS NULL THEN
+         list(coalesce(value, 0.0) ORDER BY rnk ASC,
+              CASE WHEN ties = 'key' THEN tie_key END DESC)
+             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k) IS NULL
+                           AND ties = 'key')
+     WHEN ties = 'key' THEN
+         max_by(coalesce(value, 0.0),
+                {a: -rnk, b: CASE WHEN ties = 'key' THEN tie_key END},
+                _ndcg_top_n(_ndcg_read_depth(k)) + 1)
+             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k) IS NOT NULL
+                           AND ties = 'key')
+ END,
+ keys: _ndcg_ranked_keys(rnk, k, ties),
+ -- a group straddles m = k when the (k + 1)th key equals the kth (with fewer than k + 1 keys m is
+ -- their number and nothing straddles); its size: the keys equal to the kth among every key
+ straddle: CASE WHEN ties = 'average' THEN list_transform([_ndcg_ranked_keys(rnk, k, ties)],
+     lambda ks: CASE WHEN len(ks) > _ndcg_checked_k(k)
+                          AND ks[_ndcg_checked_k(k) + 1] = ks[_ndcg_checked_k(k)] THEN
+         len(list_filter(coalesce(list(rnk) FILTER (WHERE _ndcg_read_depth(k) IS NOT NULL
+                                                          AND ties = 'average'), ks),
+                         lambda x: x = ks[_ndcg_checked_k(k)]))
+     END)[1] END,
+ rows: _ndcg_valued_rows(value, rnk, ties)}{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_group_weight(weights, s, n, m) -> DOUBLE (internal): the weight a tie group of n rows at
+-- positions s .. s + n - 1 gives each of its rows: the mean of its positions' weights, those past
+-- the cut m counting 0 (McSherry & Najork: the expectation over the orders of its rows). An
+-- untied row (n = 1, s <= m) gets weights[s]. weights: _ndcg_weights, at least m long. No lambda,
+-- so a per-row CASE may hold it at no cost to the rows that do not take it; but a slice copies
+-- its whole list, so long rankings read their groups' weights one position at a time instead
+-- (_ndcg_weighted_sum).
+-- Example: _ndcg_group_weight(_ndcg_weights(10, 'log', 2), 2, 2, 10) = (1 / log2(3) + 0.5) / 2
+CREATE OR REPLACE MACRO _ndcg_group_weight(weights, s, n, m) AS
+coalesce(list_sum(list_slice(weights, s, least(s + n - 1, m))), 0.0) / n{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_tie_groups(ranking): the tie groups of a ranking (_ndcg_ranking, ties 'average') that
+-- begin at or before position m, in rank order, as {s: first position, n: size, a: rows before
+-- the group, c: rows in it} (internal), read from its keys (the ascending rank keys of at least
+-- the first m + 1 rows), its rows ({r: rank key, g: value}: the relevant ones with g = 1, the
+-- gained ones with their gain) and straddle (the size of a group reaching past m). a and c come from one merge of the groups' first keys with the rows, each
+-- group's key sorted just before its rows: the rows before group j are its place in the merged
+-- list minus the j - 1 groups before it, so no search per row and O(n log n) in all. The rows
+-- of group j are the (a + 1)th to the (a + c)th of the rows before the cut sorted by key.
+-- The order-dependent metrics are closed forms over these groups, each in a uniformly random
+-- order (_ndcg_expected_hit, _ndcg_expected_rr, _ndcg_expected_ap_sum, _ndcg_expected_err); long
+-- rankings' weighted sums add them up (_ndcg_weighted_sum).
+-- Example: SELECT _ndcg_tie_groups(_ndcg_ranking(rel, rnk, 10, 'average', NULL)) FROM run;
+CREATE OR REPLACE MACRO _ndcg_tie_groups(ranking) AS
+-- the ranking bound once: a macro argument is an expression
+list_transform([ranking], lambda v: list_transform(
+    -- the positions where the groups begin (a key differs from the one before it)
+    [list_filter(range(1, len(v.keys) + 1),
+                 lambda b: b <= v.m AND (b = 1 OR v.keys[b] <> v.keys[b - 1]))],
+    lambda starts: list_transform(
+    [list_sort(list_concat(
+        list_transform(starts, lambda p: {r: v.keys[p], t: 0, g: 0.0::DOUBLE}),
+        list_transform(list_filter(v.rows, lambda x: x.r <= v.keys[v.m]),
+                       lambda x: {r: x.r, t: 1, g: x.g::DOUBLE})))],
+    lambda merged: list_transform(
+        [list_filter(list_transform(merged, lambda x, p: CASE WHEN x.t = 0 THEN p END),
+                     lambda p: p IS NOT NULL)],
+        lambda marks: list_transform(starts, lambda b, j: {
+            s: b,
+            n: CASE WHEN j < len(starts) THEN starts[j + 1] - b
+                    WHEN v.straddle IS NOT NULL THEN v.straddle
+                    ELSE v.m - b + 1 END,
+            a: marks[j] - j,
+            c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_weight(q, weight, param) -> DOUBLE (internal): the weight of position q (1-based), the one
+-- place the weights are defined:
+--   'log'        1 / log_param(q + 1), the DCG discount (_ndcg_log_discount; param 'none': 1)
+--   'none'       1: counts and CG
+--   'geometric'  (1 - param) param^(q - 1): rank-biased precision, persistence param
+-- A value at position q adds value x weight. No lambda and no error (NULL for a log base that is
+-- not a number > 1): its callers check the base once (_ndcg_weights, _ndcg_weighted_list), and a
+-- list of weights made from it with constant arguments is computed when DuckDB plans the query.
+-- Example: _ndcg_weight(2, 'log', 2) = 1 / log2(3)
+CREATE OR REPLACE MACRO _ndcg_weight(q, weight, param) AS
+CASE
+    WHEN weight = 'log' THEN 1.0 / _ndcg_log_discount(q, param)
+    WHEN weight = 'none' THEN 1.0::DOUBLE
+    WHEN weight = 'geometric' THEN
+        (1.0 - TRY_CAST(param AS DOUBLE)) * pow(TRY_CAST(param AS DOUBLE), q - 1)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_weights(n, weight, param) -> DOUBLE[] (internal): the weights of positions 1 .. n
+-- (_ndcg_weight: 'log' with its base, 'none', 'geometric'); a log base that is not a number > 1
+-- is an error naming log_base (_ndcg_discount). With constant arguments DuckDB computes the list
+-- once, when it plans the query; so callers build it outside every lambda body (inside one
+-- nothing is folded) and index it per row: a position's weight is then one array lookup.
+-- Example: _ndcg_weights(3, 'log', 2) = [1.0, 1 / log2(3), 0.5]
+CREATE OR REPLACE MACRO _ndcg_weights(n, weight, param) AS
+CASE
+    -- never true: _ndcg_discount raises the error for a bad base, folded away for a good one
+    WHEN weight = 'log' AND _ndcg_discount(1, param) IS NULL THEN NULL
+    ELSE list_transform(range(1, n + 1), lambda q: _ndcg_weight(q, weight, param))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_weighted_sum(ranking, k, ties, weight, param) -> DOUBLE (internal): the sum of value x
+-- weight(position) over the first m positions of a ranking (_ndcg_ranking, built with the same k
+-- and ties), ties averaged or in tie_key order as the ranking was built: DCG (weight 'log', param
+-- its base), CG and counts ('none'), RBP ('geometric', param p). The weights of the positions are
+-- one list w (_ndcg_weights) of the first k positions (k <= 100) or the first 512 (k NULL or
+-- beyond 100), which DuckDB computes once, when it plans the query: a row's weight is one lookup
+-- (positions past 512 compute theirs: _ndcg_weight). An untied row adds its value times its
+-- position's weight, a tie group's rows their values times the group's mean weight
+-- (_ndcg_group_weight: the exact expectation over the orders of its rows). Two ways to find the
+-- tie group of a row, by the length of the ranking's keys: up to 512, a search of the keys per
+-- row, cheapest on short lists but O(n) per row, with the group straddling m (which may reach
+-- past the keys) added once at its full size; beyond, the tie groups of one merge
+-- (_ndcg_tie_groups), O(n log n) in all. One ranking of 100,000 rows took 361 s with the search
+-- alone, 0.2 s with the merge; on rankings of 100 rows the merge takes 2-3x the CPU time of the
+-- search. Rows are summed in key order with fsum: the result does not depend on the order the
+-- aggregate met them. Inside lambda bodies DuckDB folds no constant and a CASE branch holding a
+-- lambda costs every row, taken or not: the per-row CASE below holds none.
+-- Example:
+--   _ndcg_weighted_sum(_ndcg_ranking(rel, rnk, 10, 'average', NULL), 10, 'average', 'log', 2)
+CREATE OR REPLACE MACRO _ndcg_weighted_sum(ranking, k, ties, weight, param) AS
+-- the ranking and its weights w bound once ([...] with lambda r), as one flat struct (a nested
+-- one cost 10% more; struct_insert's named argument is lost when a database file stores the
+-- macro): outside every lambda body, where DuckDB drops the aggregates k and ties rule out and
+-- computes w
+list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_depth(k), 512),
+                                                          weight, param)})], lambda r: CASE
+    WHEN ties = 'key' THEN coalesce(list_aggregate(list_transform(
+        list_slice(r.in_order, 1, r.m),
+        lambda x, q: x * coalesce(r.w[q], _ndcg_weight(q, weight, param))), 'fsum'), 0.0)
+    WHEN len(r.keys) <= 512 THEN coalesce(list_aggregate(list_concat(
+        -- each row before the cut, outside a straddling group: untied, or in a group from the
+        -- first to the last position of its key
+        list_transform(
+            list_sort(list_filter(r.rows, lambda x: x.r < r.keys[r.m]
+                OR (x.r = r.keys[r.m] AND r.straddle IS NULL))),
+            lambda x: x.g * CASE
+                WHEN r.keys[list_position(r.keys, x.r) + 1] IS DISTINCT FROM x.r THEN
+                    r.w[list_position(r.keys, x.r)]
+                ELSE _ndcg_group_weight(r.w, list_position(r.keys, x.r),
+                                        len(r.keys) + 2 - list_position(r.keys, x.r)
+                                        - list_position(list_reverse(r.keys), x.r), r.m)
+            END),
+        -- the group straddling m, at its full size
+        CASE WHEN r.straddle IS NOT NULL THEN
+            [list_aggregate(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
+                                           lambda x: x.g), 'fsum')
+             * _ndcg_group_weight(r.w, list_position(r.keys, r.keys[r.m]), r.straddle, r.m)]
+        END), 'fsum'), 0.0)
+    -- the rows before the cut in key order, each times its group's weight: group j holds the
+    -- (a + 1)th to (a + c)th of them, so its weight is repeated c times. The weights of a group's
+    -- positions are read one at a time (a slice of w would copy all of it per group: quadratic)
+    ELSE list_transform([{
+        rows: list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m])),
+        weights: flatten(list_transform(_ndcg_tie_groups(r), lambda g: list_resize(
+            []::DOUBLE[], g.c, coalesce(list_sum(list_transform(
+                range(g.s, least(g.s + g.n - 1, r.m) + 1),
+                lambda q: _ndcg_weight(q, weight, param))), 0.0) / g.n)))}],
+        lambda rw: coalesce(list_aggregate(
+            list_transform(rw.rows, lambda x, i: x.g * rw.weights[i]), 'fsum'), 0.0))[1]
+END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative) -> DOUBLE  [aggregate]
+-- (internal): the gains of a group's rows summed with positional weights over the first k
+-- positions of its ranking, ties averaged or broken by tie_key: dcg and ndcg (weight 'log', param
+-- the log base), cg ('none'). The grades and the gain and negative arguments are checked here
+-- (_ndcg_grade_error); rel and rnk come as DOUBLE, already checked to be numbers
+-- (_ndcg_type_error). The other parameters are dcg's, see dcg.sql.
+-- Example: _ndcg_dcg(rel::DOUBLE, rnk::DOUBLE, 10, 'linear', 'average', NULL, 'log', 2, 'error')
+CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative) AS
 CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
           AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
-    -- [x] with lambda r binds the aggregates outside every lambda body, where DuckDB folds the
-    -- branches of the _ndcg_top_* macros that k and ties rule out and drops their aggregates
-    list_transform(
-        [{keys: _ndcg_top_keys(rnk, _ndcg_read_depth(k), ties),
-          grades: CASE WHEN ties = 'key'
-                       THEN _ndcg_top_grades(rel, rnk, _ndcg_read_depth(k), ties, tie_key) END,
-          rows: _ndcg_gained_rows(rel, rnk, gain, ties),
-          m: least(_ndcg_checked_k(k), count(rnk)),
-          tie_keys: _ndcg_tie_keys(rnk, _ndcg_read_depth(k), ties)}],
-        lambda r: _ndcg_dcg_at(
-            ties, r.keys, r.grades, r.rows, r.m,
-            -- every key of the group: kept apart when only the top keys are (NULL otherwise)
-            len(list_filter(coalesce(r.tie_keys, r.keys), lambda x: x = r.keys[r.m])),
-            coalesce(list_sum(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
-                                             lambda x: x.g)), 0.0),
-            gain, log_base))[1]
+    _ndcg_weighted_sum(_ndcg_ranking(_ndcg_gain_value(rel, gain), rnk, k, ties, tie_key), k, ties,
+                       weight, param)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1057,16 +1100,16 @@ flatten(list_transform(list_zip(
     END)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_err_in_order(grades, max_grade): ERR of grades in ranked order (unjudged as -1, read as
--- 0): sum over positions q of (1 / q) R_q prod_{i < q} (1 - R_i), R = (2^grade - 1) / 2^max_grade,
--- one running product (internal; err's value where the order of the rows is known: ties 'key',
--- or no tie group before the cut whose order matters). The start value is a constant, which
--- DuckDB 1.4/1.5's list_reduce keeps per row (checked against the formula on both).
-CREATE OR REPLACE MACRO _ndcg_err_in_order(grades, max_grade) AS
+-- _ndcg_err_in_order(stops): ERR of a ranking whose order is known, from the rows that may stop
+-- the user as {q: position, r: R} in rank order, R = (2^grade - 1) / 2^max_grade > 0 (every
+-- other row stops no one and adds nothing): sum over them of (R_q / q) prod_{earlier} (1 - R),
+-- one running product (internal; err's value under ties 'key', or when no tie group before the
+-- cut has an order that matters). The start value is a constant, which DuckDB 1.4/1.5's
+-- list_reduce keeps per row (checked against the formula on both).
+-- Example: _ndcg_err_in_order([{q: 1, r: 0.5}, {q: 3, r: 0.25}]) = 0.5 + 0.5 * 0.25 / 3
+CREATE OR REPLACE MACRO _ndcg_err_in_order(stops) AS
 coalesce(list_reduce(
-    list_transform(grades, lambda g, q: {
-        p: 1.0 - (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade),
-        s: (pow(2.0, greatest(g, 0)) - 1.0) / pow(2.0, max_grade) / q}),
+    list_transform(stops, lambda x: {p: 1.0 - x.r, s: x.r / x.q}),
     lambda acc, x: {p: acc.p * x.p, s: acc.s + acc.p * x.s},
     {p: 1.0::DOUBLE, s: 0.0::DOUBLE}).s, 0.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -1320,10 +1363,12 @@ CASE
         max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
             FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
     WHEN depth IS NULL THEN
-        _ndcg_gains(list_reverse_sort(list(rel)
-            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))), gain)
-    ELSE _ndcg_gains(max(rel, _ndcg_top_n(depth))
-             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)), gain)
+        list_transform(list_reverse_sort(list(rel)
+            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))),
+            lambda r: _ndcg_gain_value(r, gain))
+    ELSE list_transform(max(rel, _ndcg_top_n(depth))
+             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)),
+             lambda r: _ndcg_gain_value(r, gain))
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1388,6 +1433,25 @@ CASE WHEN n >= 2 THEN
 END::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_weighted_list(items, m, weight, param) -> DOUBLE (internal): the sum of items[q] x
+-- weight(q) over the first m positions of a list in rank order (all of them when m is NULL), each
+-- position weighed by _ndcg_weight ('log' with its base, 'none', 'geometric'); 0 for an
+-- empty or NULL list; a log base that is not a number > 1 is an error naming log_base. Ideal
+-- DCGs and the list metrics. Each term is item x weight, as in _ndcg_weighted_sum, so a ranking
+-- in ideal order has DCG equal to its ideal DCG to the last bit (NDCG exactly 1).
+-- Example: _ndcg_weighted_list([3.0, 2.0, 0.0], 2, 'log', 2) = 3 / log2(2) + 2 / log2(3)
+CREATE OR REPLACE MACRO _ndcg_weighted_list(items, m, weight, param) AS
+CASE
+    -- never true: _ndcg_discount raises the error for a bad base, folded away for a good one
+    WHEN weight = 'log' AND _ndcg_discount(1, param) IS NULL THEN NULL
+    ELSE coalesce(
+        list_aggregate(list_transform(
+            list_slice(items, 1, coalesce(m, 9223372036854775807)),
+            lambda x, q: x * _ndcg_weight(q, weight, param)), 'fsum'),
+        0.0)::DOUBLE
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
 --             full_ideal, negative):
 -- the engine of ndcg (internal), fed by ndcg with grades and rank keys already checked to be
@@ -1395,16 +1459,16 @@ END::DOUBLE{% endraw %}{%- endset -%}
 CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
                                    full_ideal, negative) AS
 coalesce(
-    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, log_base, negative)
-    / nullif(_ndcg_sum_discounted(
-        -- with averaged ties, dcg already holds every non-zero gain (judged rows it did not
-        -- return too): their sorted gains are the ideal ranking, with no aggregate of its own
+    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, 'log', log_base, negative)
+    / nullif(_ndcg_weighted_list(
+        -- with averaged ties the ranking holds every non-zero gain (judged rows it did not return
+        -- too): their sorted gains are the ideal ranking, with no aggregate of its own
         CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
-             THEN list_reverse_sort(list_transform(_ndcg_gained_rows(rel, rnk, gain, ties),
-                                                   lambda x: x.g))
+             THEN list_reverse_sort(list_transform(
+                 _ndcg_valued_rows(_ndcg_gain_value(rel, gain), rnk, ties), lambda x: x.g))
              ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
         END,
-        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), log_base), 0),
+        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), 'log', log_base), 0),
     empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1471,12 +1535,46 @@ END{% endraw %}{%- endset -%}
 -- the numerator of precision, recall, F1 and judged@k. With ties := 'average' a tie group
 -- straddling position k counts its flagged rows times the share of the group inside the cut (the
 -- expectation over the orders of its rows), as for CG; k NULL reads the whole ranking. It is the
--- DCG engine with no discount, the rank keys checked to be numbers first.
+-- weighted sum of the flags with weight 'none', the rank keys checked to be numbers first.
 -- Example: SELECT _ndcg_ranked_count(_ndcg_relevant(rel, 1), rnk, 5, 'average', NULL) / 5.0 ...
 CREATE OR REPLACE MACRO _ndcg_ranked_count(flag, rnk, k, ties, tie_key) AS
-CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL THEN
-    _ndcg_dcg(TRY_CAST(flag AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, 'linear', ties, tie_key, 'none', 'error')
+CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+    _ndcg_weighted_sum(_ndcg_ranking(TRY_CAST(flag AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, ties,
+                                     tie_key), k, ties, 'none', NULL)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_rbp(marked, rnk, p, k, ties, tie_key): aggregate; the rank-biased weight of the marked
+-- rows (marked = 1) among the first k returned: the sum of (1 - p) p^(q - 1) over their positions
+-- q (internal; rbp marks the relevant rows, rbp_residual the unjudged ones). With ties =
+-- 'average' a tie group (n rows, c marked) adds c / n of the weight of its positions up to the
+-- cut m: the exact expectation over tied orders (_ndcg_weighted_sum with weight 'geometric').
+-- p must be in (0, 1).
+CREATE OR REPLACE MACRO _ndcg_rbp(marked, rnk, p, k, ties, tie_key) AS
+CASE
+    WHEN coalesce(NOT (TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1), true) THEN
+        error('duckdb_ndcg: p must be a number between 0 and 1 (exclusive), got '
+              || coalesce(p::VARCHAR, 'NULL'))
+    WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
+         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+        _ndcg_weighted_sum(_ndcg_ranking(marked::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties, tie_key),
+                           k, ties, 'geometric', p)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
+-- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
+-- in \n or \r\n, even mixed in one file (strict_mode = false).
+CREATE OR REPLACE MACRO _ndcg_read_fields(path) AS TABLE
+SELECT line_no, fields
+FROM (
+    SELECT row_number() OVER () AS line_no,
+           list_filter(regexp_split_to_array(line, '\s+'), lambda f: f <> '') AS fields
+    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = '\0', quote = '',
+                  escape = '', auto_detect = false, strict_mode = false)
+)
+WHERE len(fields) > 0{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
@@ -1494,114 +1592,22 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_tie_groups(keys, hits, m, straddle_count): the tie groups of a ranking that begin at or
--- before position m, in rank order, as {s: first position, n: size, a: marked rows before the
--- group, c: marked rows in it} (internal). keys are the ascending rank keys of at least the first
--- m + 1 rows (or all of them); hits the rank keys of the marked rows (the relevant ones, say) in
--- any order. A group that straddles m may reach past keys: its size is then straddle_count, which
--- is evaluated only in that case. a and c come from one merge of the groups' first keys with the
--- hits, each group's key sorted just before its hits: the hits before group j are its place in
--- the merged list minus the j - 1 groups before it, so no search per row and O(n log n) in all.
--- Order-dependent metrics with averaged ties are closed forms over these groups: a uniformly
--- random order of every group (_ndcg_expected_hit, _ndcg_expected_rr, _ndcg_expected_ap_sum).
-CREATE OR REPLACE MACRO _ndcg_tie_groups(keys, hits, m, straddle_count) AS
--- keys and hits bound once: as macro arguments they may be whole expressions
-list_transform([{keys: keys, hits: hits}], lambda v: list_transform(
-    [list_filter(_ndcg_tie_starts(v.keys), lambda b: b <= m)], lambda s: list_transform(
-    [list_sort(list_concat(
-        list_transform(s, lambda p: {r: v.keys[p], t: 0}),
-        list_transform(list_filter(v.hits, lambda x: x <= v.keys[m]), lambda x: {r: x, t: 1})))],
-    lambda merged: list_transform(
-        [list_filter(list_transform(merged, lambda x, p: CASE WHEN x.t = 0 THEN p END),
-                     lambda p: p IS NOT NULL)],
-        lambda marks: list_transform(s, lambda b, j: {
-            s: b,
-            n: CASE WHEN j < len(s) THEN s[j + 1] - b
-                    WHEN _ndcg_straddles(v.keys, m) THEN straddle_count
-                    ELSE m - b + 1 END,
-            a: marks[j] - j,
-            c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1])[1]{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key): aggregate; the ranking of a
--- group's rows as its tie groups up to the cut, for the order-dependent metrics with averaged ties
--- (internal): {groups: _ndcg_tie_groups with c = relevant rows (rel >= threshold), m: the cut
--- least(k, returned rows), relevant: every relevant judged row, returned or not}. Read like dcg:
--- the rank keys of the first k + 1 rows with a top-N aggregate (all of them, sorted, above 100),
--- the keys of the relevant rows (few), and every key only to size a tie group straddling k. rnk
--- is checked as _ndcg_relevant_in_order checks it (ties and tie_key only for their errors).
-CREATE OR REPLACE MACRO _ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key) AS
+-- _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key) -> {m, in_order, groups}
+--   [aggregate] (internal): the ranking of a group's rows with binary relevance (_ndcg_relevant:
+-- 1 when rel >= threshold), as _ndcg_ranking builds it: m, the cut; in_order, the 0/1 relevance
+-- of the first m rows (ties 'key'); groups, its tie groups with c = relevant rows and a =
+-- relevant rows before them (ties 'average', _ndcg_tie_groups). The ranking of hit rate,
+-- reciprocal rank, average precision, R-precision and bpref; rnk is checked to be a number first.
+-- Example: SELECT _ndcg_relevant_ranking(rel, rnk, 10, 1, 'average', NULL).groups FROM run;
+CREATE OR REPLACE MACRO _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key) AS
 CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
           AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
-    -- [x] with lambda r binds the aggregates outside the lambda body, as in dcg
     list_transform(
-        [{keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), 'average'),
-          hits: list(TRY_CAST(rnk AS DOUBLE))
-                    FILTER (WHERE rnk IS NOT NULL AND _ndcg_relevant(rel, threshold) = 1),
-          all_keys: _ndcg_tie_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), 'average'),
-          m: least(_ndcg_checked_k(k), count(TRY_CAST(rnk AS DOUBLE))),
-          relevant: coalesce(sum(_ndcg_relevant(rel, threshold)), 0)}],
-        lambda r: {groups: _ndcg_tie_groups(
-                       r.keys, r.hits, r.m,
-                       len(list_filter(coalesce(r.all_keys, r.keys), lambda x: x = r.keys[r.m]))),
-                   m: r.m,
-                   relevant: r.relevant})[1]
+        [_ndcg_ranking(_ndcg_relevant(rel, threshold)::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties,
+                       tie_key)],
+        lambda r: {m: r.m, in_order: list_slice(r.in_order, 1, r.m),
+                   groups: CASE WHEN ties = 'average' THEN _ndcg_tie_groups(r) END})[1]
 END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key): aggregate; the binary
--- relevance of the first k returned rows in ranked order, ties broken by tie_key (internal): the
--- ties = 'key' side of the order-dependent metrics (hit rate, reciprocal rank, average
--- precision), whose ties = 'average' side is the expectation over tied orders
--- (_ndcg_relevant_groups).
-CREATE OR REPLACE MACRO _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key) AS
-CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
-          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
-    -- bound outside lambda bodies, as in dcg, so that unused branches fold away
-    list_transform(
-        [{keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
-          grades: _ndcg_top_grades(_ndcg_relevant(rel, threshold), TRY_CAST(rnk AS DOUBLE),
-                                   _ndcg_read_depth(k), ties, tie_key),
-          m: least(_ndcg_checked_k(k), count(TRY_CAST(rnk AS DOUBLE)))}],
-        lambda r: _ndcg_head(r.grades, r.m))[1]
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_rbp(marked, rnk, p, k, ties, tie_key): aggregate; the rank-biased weight of the marked
--- rows (marked = 1) among the first k returned: the sum of (1 - p) p^(q - 1) over their positions
--- q (internal; rbp marks the relevant rows, rbp_residual the unjudged ones). With ties =
--- 'average' a tie group (start s, n rows, c marked) adds c / n of the weight of its positions up
--- to the cut m, c / n (p^(s - 1) - p^min(s + n - 1, m)): the exact expectation over tied orders.
--- p must be in (0, 1).
-CREATE OR REPLACE MACRO _ndcg_rbp(marked, rnk, p, k, ties, tie_key) AS
-CASE
-    WHEN coalesce(NOT (TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1), true) THEN
-        error('duckdb_ndcg: p must be a number between 0 and 1 (exclusive), got '
-              || coalesce(p::VARCHAR, 'NULL'))
-    WHEN ties = 'key' THEN
-        coalesce(list_sum(list_transform(
-            _ndcg_relevant_in_order(marked, rnk, k, 1, ties, tie_key),
-            lambda x, q: x * (1.0 - p) * pow(p::DOUBLE, q - 1))), 0.0)
-    ELSE
-        list_transform([_ndcg_relevant_groups(marked, rnk, k, 1, ties, tie_key)],
-            lambda r: coalesce(list_sum(list_transform(r.groups, lambda g:
-                g.c::DOUBLE / g.n
-                * (pow(p::DOUBLE, g.s - 1) - pow(p::DOUBLE, least(g.s + g.n - 1, r.m))))), 0.0))[1]
-END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
--- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
--- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
--- in \n or \r\n, even mixed in one file (strict_mode = false).
-CREATE OR REPLACE MACRO _ndcg_read_fields(path) AS TABLE
-SELECT line_no, fields
-FROM (
-    SELECT row_number() OVER () AS line_no,
-           list_filter(regexp_split_to_array(line, '\s+'), lambda f: f <> '') AS fields
-    FROM read_csv(path, columns = {'line': 'VARCHAR'}, header = false, delim = '\0', quote = '',
-                  escape = '', auto_detect = false, strict_mode = false)
-)
-WHERE len(fields) > 0{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
@@ -1632,7 +1638,8 @@ CREATE OR REPLACE MACRO average_precision(rel, rnk, k := NULL, threshold := 1, t
 list_transform(
     [CASE
         WHEN ties = 'key' THEN
-            list_transform([_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform(
+                [(_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order],
                 lambda h: {sum: list_sum(list_transform(
                                list_filter(list_transform(h, lambda hit, p: CASE WHEN hit = 1 THEN p END),
                                            lambda p: p IS NOT NULL),
@@ -1640,7 +1647,7 @@ list_transform(
                            hits: list_count(list_filter(h, lambda hit: hit = 1))::DOUBLE,
                            retrieved: NULL::DOUBLE})[1]
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
                 lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m),
                            hits: _ndcg_expected_hits(r.groups, r.m),
                            -- the count divided by is random when the group straddling the cut
@@ -1697,38 +1704,40 @@ CASE
                                   ELSE min(TRY_CAST(rel AS DOUBLE)) END::VARCHAR)
     WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL
          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
-        -- [x] with lambda r binds the aggregates outside the lambda bodies, as in dcg
+        -- the ranking of the rows' stop probabilities R (0 for unjudged and grade-0 rows)
         list_transform(
-            [{grades: _ndcg_top_grades(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE),
-                                       _ndcg_read_depth(k), ties, tie_key),
-              m: least(_ndcg_checked_k(k), count(rnk)),
-              -- the tie groups' side, for ties 'average' only (a constant CASE drops it for 'key'):
-              -- the rank keys as dcg reads them and the rows of non-zero grade
-              keys: _ndcg_top_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties),
-              stops: CASE WHEN ties = 'average' THEN
-                         list({r: TRY_CAST(rnk AS DOUBLE),
-                               t: 1.0 - (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0)
-                                        / pow(2.0, max_grade)})
-                             FILTER (WHERE rnk IS NOT NULL AND TRY_CAST(rel AS DOUBLE) > 0)
-                     END,
-              all_keys: CASE WHEN ties = 'average' THEN
-                            _ndcg_tie_keys(TRY_CAST(rnk AS DOUBLE), _ndcg_read_depth(k), ties)
-                        END}],
+            [_ndcg_ranking(CASE WHEN TRY_CAST(rel AS DOUBLE) > 0
+                                THEN (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0) / pow(2.0, max_grade)
+                                ELSE 0.0 END,
+                           TRY_CAST(rnk AS DOUBLE), k, ties, tie_key)],
+            -- its tie groups bound once, for ties 'average'
+            lambda rk: list_transform([{m: rk.m, in_order: list_slice(rk.in_order, 1, rk.m),
+                                        rows: rk.rows, keys: rk.keys,
+                                        groups: CASE WHEN ties = 'average'
+                                                     THEN _ndcg_tie_groups(rk) END}],
             lambda r: CASE
-                WHEN ties = 'key' THEN _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
-                ELSE list_transform(
-                    [_ndcg_tie_groups(
-                        r.keys, list_transform(r.stops, lambda x: x.r), r.m,
-                        len(list_filter(coalesce(r.all_keys, r.keys), lambda x: x = r.keys[r.m])))],
-                    lambda groups: CASE
-                        -- a tie group before the cut holding a row that may stop the user and
-                        -- another row: the expectation over its orders
-                        WHEN coalesce(list_bool_or(list_transform(groups,
-                                                                  lambda g: g.c > 0 AND g.n > 1)),
-                                      false) THEN _ndcg_expected_err(groups, r.stops, r.m)
-                        ELSE _ndcg_err_in_order(_ndcg_head(r.grades, r.m), max_grade)
-                    END)[1]
-            END)[1]
+                -- a tie group before the cut holding a row that may stop the user and another
+                -- row: the expectation over its orders; otherwise the order is known
+                WHEN ties = 'average'
+                     AND coalesce(list_bool_or(list_transform(r.groups,
+                                                              lambda g: g.c > 0 AND g.n > 1)),
+                                  false) THEN
+                    _ndcg_expected_err(
+                        r.groups,
+                        list_transform(list_filter(r.rows, lambda x: x.r IS NOT NULL),
+                                       lambda x: {r: x.r, t: 1.0 - x.g}),
+                        r.m)
+                -- every row that may stop the user is alone in its tie group (or ties 'key'):
+                -- the known order, as (position, R) of those rows
+                WHEN ties = 'average' THEN
+                    list_transform([list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m]))],
+                        -- a group's stop row is the (a + 1)th stop row before the cut by key
+                        lambda ts: _ndcg_err_in_order(list_transform(
+                            list_filter(r.groups, lambda g: g.c > 0),
+                            lambda g: {q: g.s, r: ts[g.a + 1].g})))[1]
+                ELSE _ndcg_err_in_order(list_filter(
+                    list_transform(r.in_order, lambda x, q: {q: q, r: x}), lambda x: x.r > 0))
+            END)[1])[1]
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1767,10 +1776,10 @@ CREATE OR REPLACE MACRO hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'a
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
-            CASE WHEN list_contains(_ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key), 1)
+            CASE WHEN list_contains((_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order, 1)
                  THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
                            lambda r: _ndcg_expected_hit(r.groups, r.m))[1]
     END,
     sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
@@ -1805,12 +1814,14 @@ _ndcg_empty(
         WHEN ties = 'key' THEN
             -- coalesce: a query that returned no row has no list, and no hit
             coalesce(list_count(list_filter(
-                _ndcg_head(_ndcg_relevant_in_order(rel, rnk, NULL, threshold, ties, tie_key),
-                           sum(_ndcg_relevant(rel, threshold))),
+                list_slice(
+                    (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)).in_order,
+                    1, sum(_ndcg_relevant(rel, threshold))),
                 lambda hit: hit = 1)), 0)::DOUBLE
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, NULL, threshold, ties, tie_key)],
-                           lambda r: _ndcg_expected_hits(r.groups, r.relevant))[1]
+            list_transform([_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)],
+                           lambda r: _ndcg_expected_hits(r.groups,
+                                                         sum(_ndcg_relevant(rel, threshold))))[1]
     END / sum(_ndcg_relevant(rel, threshold)),
     sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -1866,10 +1877,10 @@ _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             coalesce(1.0 / list_position(
-                _ndcg_relevant_in_order(rel, rnk, k, threshold, ties, tie_key), 1),
+                (_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order, 1),
                 0.0)
         ELSE
-            list_transform([_ndcg_relevant_groups(rel, rnk, k, threshold, ties, tie_key)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
                            lambda r: _ndcg_expected_rr(r.groups, r.m))[1]
     END,
     sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
@@ -2302,28 +2313,32 @@ _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             list_transform(
-                [{rel: _ndcg_relevant_in_order(rel, rnk, NULL, threshold, ties, tie_key),
-                  non: _ndcg_relevant_in_order(
+                [{rel: (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)).in_order,
+                  non: (_ndcg_relevant_ranking(
                            CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
-                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)}],
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)).in_order}],
                 -- one tie group per position: the groups' counts come from the same merge
                 lambda h: _ndcg_bpref_sum(
-                    _ndcg_tie_groups(range(1, len(h.rel) + 1),
-                                     list_filter(range(1, len(h.rel) + 1), lambda i: h.rel[i] = 1),
-                                     len(h.rel), NULL),
-                    _ndcg_tie_groups(range(1, len(h.rel) + 1),
-                                     list_filter(range(1, len(h.rel) + 1), lambda i: h.non[i] = 1),
-                                     len(h.rel), NULL),
+                    _ndcg_tie_groups({
+                        m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
+                        rows: list_transform(list_filter(range(1, len(h.rel) + 1),
+                                                         lambda i: h.rel[i] = 1),
+                                             lambda i: {r: i, g: 1.0})}),
+                    _ndcg_tie_groups({
+                        m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
+                        rows: list_transform(list_filter(range(1, len(h.rel) + 1),
+                                                         lambda i: h.non[i] = 1),
+                                             lambda i: {r: i, g: 1.0})}),
                     sum(_ndcg_relevant(rel, threshold)),
                     count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
         ELSE
             list_transform(
-                [{rel: _ndcg_relevant_groups(rel, rnk, NULL, threshold, ties, tie_key),
-                  non: _ndcg_relevant_groups(
+                [{rel: _ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key),
+                  non: _ndcg_relevant_ranking(
                            CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
                                 THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)}],
                 lambda r: _ndcg_bpref_sum(
-                    r.rel.groups, r.non.groups, r.rel.relevant,
+                    r.rel.groups, r.non.groups, sum(_ndcg_relevant(rel, threshold)),
                     count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
     END / sum(_ndcg_relevant(rel, threshold)),
     sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
@@ -2338,8 +2353,8 @@ _ndcg_empty(
 CREATE OR REPLACE MACRO cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                            negative := 'error') AS
 CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
-    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, 'none',
-              negative)
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
+              'none', NULL, negative)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2651,8 +2666,8 @@ ORDER BY ALL{% endraw %}{%- endset -%}
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
 CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
-    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key, log_base,
-              negative)
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
+              'log', log_base, negative)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2738,8 +2753,8 @@ SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapp
 CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') AS
 CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL
           AND _ndcg_grade_error(TRY_CAST(rel AS DOUBLE), gain, negative) IS NULL THEN
-    _ndcg_sum_discounted(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k), gain),
-                         _ndcg_checked_k(k), log_base)
+    _ndcg_weighted_list(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k), gain),
+                        _ndcg_checked_k(k), 'log', log_base)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2762,8 +2777,8 @@ coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, tie
 --   negative  'error' | 'zero'.
 -- Example: SELECT list_cg([3, 2, 3, 0, 1, 2]);  -- 11
 CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error') AS
-_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                     _ndcg_checked_k(k), 'none'){% endraw %}{%- endset -%}
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
+                    _ndcg_checked_k(k), 'none', NULL){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_dcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
@@ -2775,8 +2790,8 @@ _ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative
 -- Example: SELECT list_dcg([3, 2, 3, 0, 1, 2]);  -- 6.861
 CREATE OR REPLACE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2,
                                  negative := 'error') AS
-_ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                     _ndcg_checked_k(k), log_base){% endraw %}{%- endset -%}
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
+                    _ndcg_checked_k(k), 'log', log_base){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_idcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
@@ -2785,8 +2800,8 @@ _ndcg_sum_discounted(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative
 -- Example: SELECT list_idcg([3, 2, 2, 1]);  -- 5.6925
 CREATE OR REPLACE MACRO list_idcg(rels, k := NULL, gain := 'linear', log_base := 2,
                                   negative := 'error') AS
-_ndcg_sum_discounted(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative))),
-                     _ndcg_checked_k(k), log_base){% endraw %}{%- endset -%}
+_ndcg_weighted_list(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative))),
+                    _ndcg_checked_k(k), 'log', log_base){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2, empty_ideal := 0.0,
@@ -2806,11 +2821,11 @@ CREATE OR REPLACE MACRO list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linea
                                   negative := 'error') AS
 coalesce(
     list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative)
-    / nullif(_ndcg_sum_discounted(
+    / nullif(_ndcg_weighted_list(
         list_reverse_sort(list_transform(coalesce(ideal, rels),
                                          lambda r: _ndcg_gain(r, gain, negative))),
         _ndcg_ideal_cut(_ndcg_checked_k(k), len(rels), clamp_k, full_ideal),
-        log_base), 0),
+        'log', log_base), 0),
     empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
