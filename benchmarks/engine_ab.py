@@ -1,7 +1,8 @@
 """Two checkouts' macros side by side in one process: CPU per metric query and planning time.
 
 Loads each tree's ``sql/`` into its own connection over the same judged table (rnk = -score),
-then times every metric expression in both, alternately, and prints the medians; with
+then times every metric expression in both, alternately (which goes first alternates too),
+and prints the medians; with
 ``--planning`` it times a one-row ``EXPLAIN`` instead. For engine changes, next to
 ``benchmarks/run.py`` (which times whole child processes)::
 
@@ -71,14 +72,18 @@ def main() -> None:
             "SELECT sum(hash(v)) FROM (SELECT query_id, {e} AS v FROM judged GROUP BY query_id)"
         )
         clock, pick = _cpu, statistics.median
-    cons = {
-        label: _connect(tree, label, table)
-        for label, tree in (("before", args.before), ("after", args.after))
-    }
+    # two connections per tree, made in the order before, after, after, before: the connection
+    # made later ran 2% slower on the same tree, so each tree gets one early and one late
+    trees = {"before": args.before, "after": args.after}
+    cons = [
+        (label, _connect(trees[label], f"{label}{i}", table))
+        for i, label in enumerate(("before", "after", "after", "before"))
+    ]
+
     times: dict[tuple[str, str], list[float]] = {}
     for rep in range(args.reps + 1):
         for expr in args.exprs:
-            for label, con in cons.items():
+            for label, con in cons if rep % 2 else cons[::-1]:
                 start = clock()
                 con.execute(template.format(e=expr)).fetchall()
                 if rep:  # the first round warms caches and is not counted
