@@ -47,8 +47,9 @@ list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_dep
              * _ndcg_group_weight(r.w, list_position(r.keys, r.keys[r.m]), r.straddle, r.m)]
         END), 'fsum'), 0.0)
     -- the rows before the cut in key order, each times its group's weight: group j holds the
-    -- (a + 1)th to (a + c)th of them, so its weight is repeated c times. The weights of a group's
-    -- positions are read one at a time (a slice of w would copy all of it per group: quadratic)
+    -- (a + 1)th to (a + c)th of them, so its weight is repeated c times. Its positions' weights
+    -- are computed one at a time (w stops at 512, and a slice of it here would copy all of it
+    -- per group: quadratic)
     ELSE list_transform([{
         rows: list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m])),
         weights: flatten(list_transform(_ndcg_tie_groups(r), lambda g: list_resize(
