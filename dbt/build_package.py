@@ -4,8 +4,9 @@
     python dbt/build_package.py --check   # exit 1 when that file is out of date
 
 The file holds one dbt macro, ``create_ndcg_macros()``, that runs every ``CREATE OR REPLACE MACRO``
-statement (each after the macros it calls) in the warehouse; the package's ``on-run-start`` hook
-calls it. Each statement is kept verbatim inside a Jinja ``raw`` block, so dbt renders none of it.
+statement (each after the macros it calls, and each followed by the ``COMMENT ON MACRO`` by which
+``duckdb_ndcg.install()`` knows the macro for ours) in the warehouse; the package's
+``on-run-start`` hook calls it. Each statement is kept verbatim inside a Jinja ``raw`` block, so dbt renders none of it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from duckdb_ndcg.macros import macros
+from duckdb_ndcg.macros import _comment, macros
 
 TARGET = Path(__file__).resolve().parent / "duckdb_ndcg" / "macros" / "duckdb_ndcg.sql"
 
@@ -38,7 +39,7 @@ HEAD = """\
 {%- endmacro %}
 
 {% macro ndcg_macro_statements() -%}
-  {#- The CREATE OR REPLACE MACRO statements, in creation order. -#}
+  {#- The CREATE OR REPLACE MACRO statements in creation order, each with its COMMENT ON MACRO. -#}
   {%- set statements = [] -%}
 """
 
@@ -61,6 +62,7 @@ def render() -> str:
         if "{% endraw %}" in m.sql or "{%- endraw" in m.sql:
             raise RuntimeError(f"{m.name}.sql contains an endraw tag, which dbt cannot quote")
         parts.append(STATEMENT.replace("{sql}", m.sql.rstrip().removesuffix(";")))
+        parts.append(STATEMENT.replace("{sql}", _comment(m, m.name)))
     parts.append(TAIL)
     return "".join(parts)
 

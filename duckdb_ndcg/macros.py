@@ -11,6 +11,8 @@ import duckdb
 
 _HEAD = "CREATE OR REPLACE MACRO "
 _NAME = re.compile(r"CREATE OR REPLACE MACRO (\w+)\(")
+# The end of a macro's signature: ``) AS TABLE`` makes a table macro, ``) AS`` a scalar one.
+_KIND = re.compile(r"\)\s+AS\s+(TABLE\b)?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,7 @@ class Macro:
     name: str
     sql: str
     public: bool
+    table: bool
 
 
 def sql_dir() -> Path:
@@ -39,7 +42,9 @@ def macros() -> tuple[Macro, ...]:
             raise RuntimeError(
                 f"{path} must hold one 'CREATE OR REPLACE MACRO {path.stem}(' statement"
             )
-        found[path.stem] = Macro(path.stem, sql, public=not path.stem.startswith("_"))
+        kind = _KIND.search(sql, match.end())
+        table = kind is not None and kind.group(1) is not None
+        found[path.stem] = Macro(path.stem, sql, public=not path.stem.startswith("_"), table=table)
     ordered: dict[str, Macro] = {}
 
     def visit(name: str, trail: tuple[str, ...]) -> None:
@@ -91,6 +96,15 @@ def _summary(m: Macro) -> str:
     """The first line of the header comment: the signature, stored as the macro's comment."""
     first = m.sql.split(_HEAD, 1)[0].strip().splitlines()
     return first[0].lstrip("- ").strip() if first else m.name
+
+
+def _comment(m: Macro, target: str) -> str:
+    """The statement marking ``target`` (the macro's name, qualified or not) as ours: its comment,
+    which a database file keeps as written, while DuckDB may print a reloaded macro's definition
+    differently (EXCLUDE lists reordered, another version's spelling). No ``;`` in it, for the
+    splitters ``script()`` serves."""
+    kind = "MACRO TABLE" if m.table else "MACRO"
+    return f"COMMENT ON {kind} {target} IS {_literal(_MARK + _summary(m).replace(';', ','))}"
 
 
 def _where(con: duckdb.DuckDBPyConnection, temporary: bool) -> tuple[str, str]:
@@ -174,17 +188,7 @@ def register(
     head = "CREATE OR REPLACE TEMP MACRO " if temporary else _HEAD
     for m in macros():
         con.execute(m.sql.replace(_HEAD, head, 1))
-    kinds = dict(
-        con.execute(
-            "SELECT function_name, function_type FROM duckdb_functions() "
-            "WHERE database_name = ? AND schema_name = ? AND list_contains(?, function_name)",
-            [database, schema, [m.name for m in macros()]],
-        ).fetchall()
-    )
-    for m in macros():
-        kind = "MACRO TABLE" if kinds.get(m.name) == "table_macro" else "MACRO"
-        target = ".".join(_quoted(part) for part in (database, schema, m.name))
-        con.execute(f"COMMENT ON {kind} {target} IS {_literal(_MARK + _summary(m))}")
+        con.execute(_comment(m, ".".join(_quoted(part) for part in (database, schema, m.name))))
     return con
 
 
@@ -330,14 +334,16 @@ def _plain(sql: str) -> str:
 
 
 def script() -> str:
-    """Every macro as a plain ``CREATE OR REPLACE MACRO ...;`` statement, callees first, with no
-    comments and no ``;`` but the one ending each statement: SQL for tools that run a file at
-    start-up (the DuckDB CLI's ``.read`` and ``-init``, Harlequin's ``--init-path``, Evidence's
-    ``initialize.sql``), on DuckDB 1.4, 1.5 and 2.x.
+    """Every macro as a plain ``CREATE OR REPLACE MACRO ...;`` statement, callees first, each
+    followed by the ``COMMENT ON MACRO`` that marks it as ours (so ``install()`` and ``register()``
+    replace it later without asking), with no SQL comments and no ``;`` but the one ending each
+    statement: SQL for tools that run a file at start-up (the DuckDB CLI's ``.read`` and
+    ``-init``, Harlequin's ``--init-path``, Evidence's ``initialize.sql``), on DuckDB 1.4, 1.5
+    and 2.x.
 
     Example::
 
         Path("ndcg_macros.sql").write_text(duckdb_ndcg.script())
         # duckdb -init ndcg_macros.sql my.duckdb
     """
-    return "\n\n".join(_plain(m.sql) for m in macros()) + "\n"
+    return "\n\n".join(f"{_plain(m.sql)}\n{_comment(m, m.name)};" for m in macros()) + "\n"

@@ -5,6 +5,7 @@ the user's with our names are errors that leave everything as it was."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -15,6 +16,7 @@ import duckdb
 import pytest
 
 import duckdb_ndcg
+from duckdb_ndcg.macros import macros
 
 TABLE = """
 CREATE TABLE judged AS SELECT * FROM (VALUES
@@ -393,3 +395,74 @@ def test_cli_install_refuses_and_replaces(
     assert cli.main(["install", str(path), "--replace"]) == 0
     with duckdb.connect(str(path), read_only=True) as con:
         assert con.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Runs a file of statements in a fresh interpreter that imports only duckdb: a load by a tool that
+# has no duckdb_ndcg (the DuckDB CLI's .read, Evidence, dbt's on-run-start hook).
+LOADER = """
+import sys
+import duckdb
+with duckdb.connect(sys.argv[1]) as con:
+    for statement in open(sys.argv[2], encoding="utf-8").read().split("\\n;;\\n"):
+        con.execute(statement)
+assert "duckdb_ndcg" not in sys.modules, "the loader imported duckdb_ndcg"
+"""
+
+
+def dbt_statements() -> list[str]:
+    """The statements the dbt package's on-run-start hook runs, as dbt renders them."""
+    spec = importlib.util.spec_from_file_location(
+        "build_package", ROOT / "dbt" / "build_package.py"
+    )
+    build_package = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_package)
+    return re.findall(r"\{% raw %\}\n(.*?)\{% endraw %\}", build_package.render(), re.DOTALL)
+
+
+@pytest.mark.parametrize("loader", ["script", "dbt"])
+def test_install_recognises_macros_loaded_by_another_process(tmp_path: Path, loader: str) -> None:
+    """script() or the dbt package loaded into a file, reopened by install() in a new process:
+    DuckDB reorders the EXCLUDE (...) lists of compare_summary and p_adjust when it reads the file
+    back, so our macros must be known by something that survives the reload."""
+    path, statements = tmp_path / "loaded.duckdb", tmp_path / "statements.sql"
+    if loader == "script":
+        text = "\n;;\n".join(s for s in duckdb_ndcg.script().split(";\n") if s.strip())
+    else:
+        text = "\n;;\n".join(dbt_statements())
+    statements.write_text(text, encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-c", LOADER, str(path), str(statements)], check=True, cwd=tmp_path
+    )
+    duckdb_ndcg.install(path)
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT list_ndcg([3, 2, 3, 0, 1, 2])").fetchone()[0] == (
+            pytest.approx(0.9608081943360616, abs=1e-15)
+        )
+
+
+def test_install_recognises_macros_the_cli_loaded(duckdb_cli: Path, tmp_path: Path) -> None:
+    """The DuckDB 1.4 or 1.5 CLI ran script() into a file; install() (this DuckDB) accepts it."""
+    path, script = tmp_path / "cli.duckdb", tmp_path / "ndcg_macros.sql"
+    script.write_text(duckdb_ndcg.script(), encoding="utf-8")
+    subprocess.run([str(duckdb_cli), str(path), "-c", f".read {script}"], check=True)
+    duckdb_ndcg.install(path)
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
+
+
+def test_macro_kinds_are_read_from_the_sql() -> None:
+    """Macro.table (from the file's ') AS TABLE') is what DuckDB makes of each statement."""
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        kinds = dict(
+            con.execute(
+                "SELECT function_name, function_type FROM duckdb_functions() "
+                "WHERE database_name = 'memory' AND schema_name = 'main'"
+            ).fetchall()
+        )
+    assert {m.name: m.table for m in macros()} == {
+        m.name: kinds[m.name] == "table_macro" for m in macros()
+    }
+    assert sum(m.table for m in macros()) >= 18

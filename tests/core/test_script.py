@@ -48,11 +48,15 @@ def expected(con: duckdb.DuckDBPyConnection) -> list[list[list]]:
 
 
 def test_one_plain_statement_per_macro_in_order() -> None:
+    """Each macro's CREATE, then the COMMENT that marks it as ours."""
     text = duckdb_ndcg.script()
     statements = naive_statements(text)
-    assert len(statements) == len(macros())
-    assert [s.split("(", 1)[0] for s in statements] == [
+    assert len(statements) == 2 * len(macros())
+    assert [s.split("(", 1)[0] for s in statements[::2]] == [
         f"CREATE OR REPLACE MACRO {m.name}" for m in macros()
+    ]
+    assert [s.split(" IS ", 1)[0] for s in statements[1::2]] == [
+        f"COMMENT ON MACRO {'TABLE ' if m.table else ''}{m.name}" for m in macros()
     ]
     assert "--" not in text and "/*" not in text
     assert text.endswith(";\n")
