@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -183,13 +185,35 @@ def register(
     if temporary is None:
         temporary = not _in_memory(con)
     database, schema = _where(con, temporary)
-    if not replace:
-        _refuse_foreign(con, database, schema)
     head = "CREATE OR REPLACE TEMP MACRO " if temporary else _HEAD
-    for m in macros():
-        con.execute(m.sql.replace(_HEAD, head, 1))
-        con.execute(_comment(m, ".".join(_quoted(part) for part in (database, schema, m.name))))
+    with _transaction(con):  # all the macros or none, even when the process is killed midway
+        if not replace:
+            _refuse_foreign(con, database, schema)
+        for m in macros():
+            con.execute(m.sql.replace(_HEAD, head, 1))
+            con.execute(_comment(m, ".".join(_quoted(p) for p in (database, schema, m.name))))
     return con
+
+
+@contextlib.contextmanager
+def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The block in one transaction of ``con``: committed at its end, rolled back on any error
+    or interrupt. Inside a transaction the caller already opened, the block joins it (the
+    caller's COMMIT makes it all or nothing)."""
+    # Outside a transaction each statement runs in its own, with a new id; a failed BEGIN
+    # would abort the caller's transaction, so it is not how we find out.
+    ids = [con.execute("SELECT txid_current()").fetchone()[0] for _ in range(2)]
+    if ids[0] == ids[1]:
+        yield
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):  # the block's own error is the one to report
+            con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
 
 
 def _storage(text: str) -> tuple[int, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -466,3 +467,84 @@ def test_macro_kinds_are_read_from_the_sql() -> None:
         m.name: kinds[m.name] == "table_macro" for m in macros()
     }
     assert sum(m.table for m in macros()) >= 18
+
+
+# install() in a fresh interpreter whose connection dies (SIGKILL) or raises on its Nth
+# CREATE MACRO: an install cut short, as by a kill, a full disk or a Ctrl-C.
+INTERRUPTED = """
+import os, signal, sys
+import duckdb
+import duckdb_ndcg
+
+path, fatal, how = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+real_connect = duckdb.connect
+
+
+class Dying:
+    def __init__(self, con):
+        self.con, self.created = con, 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self.con.__exit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
+    def execute(self, sql, *args):
+        if "CREATE OR REPLACE MACRO" in sql:
+            self.created += 1
+            if self.created == fatal:
+                if how == "kill":
+                    os.kill(os.getpid(), signal.SIGKILL)
+                raise RuntimeError("interrupted")
+        return self.con.execute(sql, *args)
+
+
+duckdb.connect = lambda *args, **kwargs: Dying(real_connect(*args, **kwargs))
+duckdb_ndcg.install(path)
+"""
+
+
+def our_functions(path: Path) -> int:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute(
+            "SELECT count(DISTINCT function_name) FROM duckdb_functions() "
+            "WHERE database_name = current_database() AND list_contains(?, function_name)",
+            [[m.name for m in macros()]],
+        ).fetchone()[0]
+
+
+@pytest.mark.parametrize(("fatal", "how"), [(24, "kill"), (107, "kill"), (60, "raise")])
+def test_interrupted_install_leaves_all_or_nothing(tmp_path: Path, fatal: int, how: str) -> None:
+    """Killed (or failing) at its Nth macro, install() leaves none of them, the user's tables
+    intact, and a plain install() afterwards succeeds."""
+    path = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(path), config={"storage_compatibility_version": "v1.4.0"}) as con:
+        con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    child = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED, str(path), str(fatal), how],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert child.returncode != 0
+    assert ("interrupted" in child.stderr) == (how == "raise"), child.stderr
+    assert our_functions(path) == 0
+    duckdb_ndcg.install(path)
+    assert our_functions(path) == len(macros())
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT list_ndcg([1, 0]), max(x) FROM t").fetchone() == (1.0, 1)
+
+
+def test_register_inside_a_callers_transaction_follows_it(tmp_path: Path) -> None:
+    """register() in a transaction the caller opened joins it: the caller's ROLLBACK undoes it."""
+    with duckdb.connect(str(tmp_path / "t.duckdb")) as con:
+        con.execute("BEGIN TRANSACTION")
+        duckdb_ndcg.register(con, temporary=False)
+        assert con.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
+        con.execute("ROLLBACK")
+    assert our_functions(tmp_path / "t.duckdb") == 0
