@@ -6,7 +6,8 @@
 The file holds one dbt macro, ``create_ndcg_macros()``, that runs every ``CREATE OR REPLACE MACRO``
 statement (each after the macros it calls, and each followed by the ``COMMENT ON MACRO`` by which
 ``duckdb_ndcg.install()`` knows the macro for ours) in the warehouse; the package's
-``on-run-start`` hook calls it. Each statement is kept verbatim inside a Jinja ``raw`` block, so dbt renders none of it.
+``on-run-start`` hook calls it. Each statement is kept verbatim inside a Jinja ``raw`` block, so
+dbt renders none of it.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -186,13 +187,20 @@ def register(
         temporary = not _in_memory(con)
     database, schema = _where(con, temporary)
     head = "CREATE OR REPLACE TEMP MACRO " if temporary else _HEAD
-    with _transaction(con):  # all the macros or none, even when the process is killed midway
+    # All the macros or none, even when the process is killed midway; one register at a time,
+    # since two transactions creating the same macros at once conflict (only one commits).
+    with _WRITING, _transaction(con):
         if not replace:
             _refuse_foreign(con, database, schema)
         for m in macros():
             con.execute(m.sql.replace(_HEAD, head, 1))
             con.execute(_comment(m, ".".join(_quoted(p) for p in (database, schema, m.name))))
     return con
+
+
+# Held while register() writes. A database file has one writing process, so this lock is all the
+# serialising it needs: threads of this process with their own cursors or connections.
+_WRITING = threading.Lock()
 
 
 @contextlib.contextmanager

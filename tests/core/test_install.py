@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import duckdb
@@ -404,6 +405,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # has no duckdb_ndcg (the DuckDB CLI's .read, Evidence, dbt's on-run-start hook).
 LOADER = """
 import sys
+import threading
 import duckdb
 with duckdb.connect(sys.argv[1]) as con:
     for statement in open(sys.argv[2], encoding="utf-8").read().split("\\n;;\\n"):
@@ -548,3 +550,33 @@ def test_register_inside_a_callers_transaction_follows_it(tmp_path: Path) -> Non
         assert con.execute("SELECT list_ndcg([1, 0])").fetchone()[0] == 1.0
         con.execute("ROLLBACK")
     assert our_functions(tmp_path / "t.duckdb") == 0
+
+
+@pytest.mark.parametrize("share", ["cursors", "connections"])
+def test_concurrent_registers_on_one_database(tmp_path: Path, share: str) -> None:
+    """Eight threads register(temporary=False) into one database file at once, each with its own
+    cursor of one connection or its own connection: all succeed (no write-write conflict)."""
+    path = tmp_path / "shared.duckdb"
+    errors: list[BaseException] = []
+    with duckdb.connect(str(path)) as main:
+        cons = [
+            main.cursor() if share == "cursors" else duckdb.connect(str(path)) for _ in range(8)
+        ]
+        start = threading.Barrier(len(cons))
+
+        def work(con: duckdb.DuckDBPyConnection) -> None:
+            start.wait()
+            try:
+                duckdb_ndcg.register(con, temporary=False)
+            except Exception as error:  # noqa: BLE001 -- collected and reported below
+                errors.append(error)
+
+        threads = [threading.Thread(target=work, args=(con,)) for con in cons]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for con in cons:
+            con.close()
+    assert [str(e).splitlines()[0] for e in errors] == []
+    assert our_functions(path) == len(macros())
