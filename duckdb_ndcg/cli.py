@@ -19,7 +19,7 @@ from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.conventions import REPORT_METRICS
 from duckdb_ndcg.evaluate import evaluate
-from duckdb_ndcg.macros import install, macro, register, script
+from duckdb_ndcg.macros import OLDEST_STORAGE, install, macro, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -332,10 +332,12 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     return parser
 
 
-def _connect(database: str = ":memory:") -> duckdb.DuckDBPyConnection:
+def _connect(
+    database: str = ":memory:", config: dict[str, str] | None = None
+) -> duckdb.DuckDBPyConnection:
     """A connection drawing DuckDB's progress bar only when stdout and stderr are terminals:
     DuckDB draws it on stdout, where it would land in redirected output."""
-    con = duckdb.connect(database)
+    con = duckdb.connect(database, config=config or {})
     on = sys.stdout.isatty() and sys.stderr.isatty()
     con.execute(f"SET enable_progress_bar = {'true' if on else 'false'}")
     return con
@@ -684,7 +686,12 @@ def _demo(args: argparse.Namespace) -> None:
         keep = _target(args.keep, "--keep", (".duckdb", ".db"), {})
         if keep.exists() and not _is_duckdb_file(keep):
             raise UsageError(f"--keep {args.keep} exists and is not a DuckDB database file")
-    con = _connect(args.keep or ":memory:")
+    # a new --keep file in the storage of the oldest DuckDB we support, as install() writes it,
+    # so that the 1.4 and 1.5 CLIs open it to run the SQL printed below
+    new = args.keep and not Path(args.keep).exists()
+    con = _connect(
+        args.keep or ":memory:", {"storage_compatibility_version": OLDEST_STORAGE} if new else None
+    )
     register(con, temporary=not args.keep)  # --keep persists the macros with the tables
     _stage("generating the search log")
     demo.generate(con, queries=args.queries, seed=args.seed)
