@@ -151,6 +151,27 @@ def test_package_persisted_macros_for_clients_without_python_package(warehouse: 
     assert float(first) == pytest.approx(expected, abs=1e-12) and int(count) == 400
 
 
+def test_older_duckdb_clis_open_the_warehouse(duckdb_cli: Path, warehouse: Path) -> None:
+    """The profile's config_options storage_compatibility_version v1.4.0: a BI tool or CLI on
+    DuckDB 1.4 or 1.5 opens the warehouse dbt wrote (with DuckDB 2.x too) and calls the macros;
+    and install() afterwards recognises the package's macros as ours."""
+    sql = "SELECT count(*), sum(ndcg) FROM ndcg_report('search_rankings', 'search_events', k := 10)"
+    done = subprocess.run(
+        [str(duckdb_cli), "-readonly", "-csv", "-noheader", str(warehouse), "-c", sql],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    count, total = done.stdout.strip().split(",")
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        expected = con.execute(sql).fetchone()
+    assert int(count) == expected[0] == 400
+    assert float(total) == pytest.approx(expected[1], abs=1e-9)
+    duckdb_ndcg.install(warehouse)  # no refusal: the hook's macros carry our comment
+
+
 def test_dbt_package_is_generated_from_sql() -> None:
     """dbt/duckdb_ndcg/macros/duckdb_ndcg.sql holds today's sql/ (python dbt/build_package.py)."""
     spec = importlib.util.spec_from_file_location(
