@@ -328,6 +328,12 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     dm.add_argument("--k", type=_positive, default=10, help="cutoff (default 10)")
     dm.add_argument("--chart", default="ndcg_demo.html", help="where to write the chart")
     dm.add_argument("--keep", help="also save the generated tables into this .duckdb file")
+    dm.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --keep: overwrite the file's own demo_* tables, and functions named like our "
+        "macros that duckdb_ndcg did not create (default: refuse)",
+    )
     dm.set_defaults(run=_demo)
     return parser
 
@@ -680,6 +686,27 @@ def _sql(args: argparse.Namespace) -> None:
         print(to_sql(args.name, args.dialect, **{"table": "judged_run", **given}))
 
 
+def _clear_demo_tables(con: duckdb.DuckDBPyConnection, keep: str, replace: bool) -> None:
+    """Drop the tables or views of the --keep file that the demo would overwrite: those an earlier
+    demo made (marked by their comment), and with --replace any; else a UsageError naming them."""
+    found = con.execute(
+        "SELECT name, kind, starts_with(coalesce(comment, ''), ?) FROM ("
+        "SELECT table_name AS name, 'TABLE' AS kind, comment, database_name, schema_name "
+        "FROM duckdb_tables() UNION ALL SELECT view_name, 'VIEW', comment, database_name, "
+        "schema_name FROM duckdb_views()) WHERE database_name = current_database() "
+        "AND schema_name = current_schema() AND list_contains(?, name) ORDER BY name",
+        [demo.MARK, list(demo.TABLES)],
+    ).fetchall()
+    theirs = [name for name, _, ours in found if not ours]
+    if theirs and not replace:
+        raise UsageError(
+            f"--keep {keep} already has {', '.join(theirs)}, which the demo would overwrite: "
+            "pass --replace to overwrite them, or --keep another file"
+        )
+    for name, kind, _ in found:
+        con.execute(f"DROP {kind} {_quoted(name)}")
+
+
 def _demo(args: argparse.Namespace) -> None:
     page = _target(args.chart, "--chart", _CHARTS, {})
     if args.keep:  # DuckDB would open a .csv path as an in-memory database and keep nothing
@@ -692,7 +719,10 @@ def _demo(args: argparse.Namespace) -> None:
     con = _connect(
         args.keep or ":memory:", {"storage_compatibility_version": OLDEST_STORAGE} if new else None
     )
-    register(con, temporary=not args.keep)  # --keep persists the macros with the tables
+    if args.keep:
+        _clear_demo_tables(con, args.keep, args.replace)
+    # --keep persists the macros with the tables
+    register(con, temporary=not args.keep, replace=args.replace)
     _stage("generating the search log")
     demo.generate(con, queries=args.queries, seed=args.seed)
     k = args.k

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import duckdb
 
+# Every table generate() creates or replaces (demo_candidates only while it runs), and the start
+# of the comment it gives the two it keeps: how the CLI tells them from a user's tables.
+TABLES = ("demo_candidates", "demo_events", "demo_rankings")
+MARK = "duckdb_ndcg demo"
+
 _CATALOG = 30  # candidate items per query
 _SHOWN = 10  # items each ranker shows
 
@@ -102,3 +107,5 @@ def generate(con: duckdb.DuckDBPyConnection, *, queries: int = 2000, seed: int =
         ORDER BY ts, session_id, step
     """)
     con.execute("DROP TABLE demo_candidates")
+    for table in ("demo_rankings", "demo_events"):
+        con.execute(f"COMMENT ON TABLE {table} IS '{MARK} (seed {int(seed)}, {queries} queries)'")

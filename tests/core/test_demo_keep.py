@@ -12,6 +12,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from duckdb_ndcg import cli
+
 
 @pytest.fixture(scope="module")
 def kept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
@@ -56,3 +58,39 @@ def test_older_clis_run_the_printed_sql(duckdb_cli: Path, kept: tuple[Path, str]
     assert len(got) == len(expected) == 8  # rankers A and B at k 1, 3, 5, 10
     for ours, theirs in zip(expected, got, strict=True):
         assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+def test_keep_refuses_a_files_own_demo_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--keep into a file that already has demo_events / demo_rankings (the user's): one line
+    naming them, the file untouched; --replace overwrites them."""
+    path = tmp_path / "mine.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE demo_events AS SELECT 'mine' AS note")
+        con.execute("CREATE VIEW demo_rankings AS SELECT 42 AS answer")
+        con.execute("CREATE TABLE results AS SELECT 1 AS x")
+    before = path.read_bytes()
+    argv = ["demo", "--queries", "30", "--keep", str(path), "--chart", str(tmp_path / "d.html")]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "mine.duckdb already has demo_events, demo_rankings" in err[0]
+    assert "--replace" in err[0]
+    assert path.read_bytes() == before
+    assert cli.main([*argv, "--replace"]) == 0
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT count(DISTINCT ranker) FROM demo_rankings").fetchone()[0] == 2
+        assert con.execute("SELECT count(*) FROM demo_events").fetchone()[0] > 30
+        assert con.execute("SELECT x FROM results").fetchone()[0] == 1
+
+
+def test_keep_replaces_its_own_earlier_demo(tmp_path: Path) -> None:
+    """Rerunning the demo into the file it kept before needs no --replace."""
+    argv = ["demo", "--queries", "20", "--chart", str(tmp_path / "d.html")]
+    assert cli.main([*argv, "--keep", str(tmp_path / "demo.duckdb")]) == 0
+    assert cli.main([*argv, "--seed", "8", "--keep", str(tmp_path / "demo.duckdb")]) == 0
+    with duckdb.connect(str(tmp_path / "demo.duckdb"), read_only=True) as con:
+        assert con.execute(
+            "SELECT comment FROM duckdb_tables() WHERE table_name = 'demo_events'"
+        ).fetchone()[0] == "duckdb_ndcg demo (seed 8, 20 queries)"
