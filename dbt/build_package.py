@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from duckdb_ndcg.macros import _comment, macros
+from duckdb_ndcg.macros import _comment, _guarded, macros
 
 TARGET = Path(__file__).resolve().parent / "duckdb_ndcg" / "macros" / "duckdb_ndcg.sql"
 
@@ -62,7 +62,7 @@ def render() -> str:
     for m in macros():
         if "{% endraw %}" in m.sql or "{%- endraw" in m.sql:
             raise RuntimeError(f"{m.name}.sql contains an endraw tag, which dbt cannot quote")
-        parts.append(STATEMENT.replace("{sql}", m.sql.rstrip().removesuffix(";")))
+        parts.append(STATEMENT.replace("{sql}", _guarded(m).rstrip().removesuffix(";")))
         parts.append(STATEMENT.replace("{sql}", _comment(m, m.name)))
     parts.append(TAIL)
     return "".join(parts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 import threading
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import duckdb
 _HEAD = "CREATE OR REPLACE MACRO "
 _NAME = re.compile(r"CREATE OR REPLACE MACRO (\w+)\(")
 # The end of a macro's signature: ``) AS TABLE`` makes a table macro, ``) AS`` a scalar one.
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _KIND = re.compile(r"\)\s+AS\s+(TABLE\b)?", re.IGNORECASE)
 
 
@@ -64,6 +66,101 @@ def macros() -> tuple[Macro, ...]:
     for name in sorted(found):
         visit(name, ())
     return tuple(ordered.values())
+
+
+# Every macro we create takes one more parameter, named after a hash of all the macros' SQL
+# (``_duckdb_ndcg_<hash> := true``), and every call of one of our macros inside another passes it.
+# DuckDB binds the calls inside a macro's body on the CALLER's search path, not in the macro's own
+# schema, so a user's function of the same name earlier on that path (memory.main before an
+# attached metrics file, any TEMP macro, another version of our macros) would otherwise be called
+# silently. Not knowing the parameter, such a function fails to bind: an error, never its number.
+# (Qualifying the calls instead cannot work: the file may be attached under any name.)
+
+
+@cache
+def guard() -> str:
+    """The name of the parameter that every macro of this version takes and passes on."""
+    digest = hashlib.sha256("\0".join(m.sql for m in macros()).encode("utf-8"))
+    return f"_duckdb_ndcg_{digest.hexdigest()[:10]}"
+
+
+def _skip(sql: str, i: int) -> int:
+    """The index after the comment, string literal or quoted identifier starting at ``i``, or
+    ``i`` when none starts there."""
+    if sql.startswith("--", i):
+        end = sql.find("\n", i)
+        return len(sql) if end < 0 else end
+    if sql.startswith("/*", i):
+        end = sql.find("*/", i + 2)
+        return len(sql) if end < 0 else end + 2
+    if sql[i] in "'\"":
+        j = i + 1
+        while j < len(sql) and not (sql[j] == sql[i] and not sql.startswith(sql[i] * 2, j)):
+            j += 2 if sql.startswith(sql[i] * 2, j) else 1
+        return j + 1
+    return i
+
+
+def _closing(sql: str, start: int) -> int:
+    """The index of the ``)`` closing the ``(`` at ``start``."""
+    depth, i = 0, start
+    while i < len(sql):
+        after = _skip(sql, i)
+        if after != i:
+            i = after
+            continue
+        depth += {"(": 1, ")": -1}.get(sql[i], 0)
+        if depth == 0:
+            return i
+        i += 1
+    raise RuntimeError(f"unbalanced parentheses: {sql[start : start + 80]}...")
+
+
+def _with_guard(inner: str) -> str:
+    return f"{inner}{', ' if inner.strip() else ''}{guard()} := true"
+
+
+def _guard_calls(sql: str, names: frozenset[str]) -> str:
+    """``sql`` with the guard passed to every call of one of ``names`` (comments, string literals
+    and quoted identifiers left as they are)."""
+    out: list[str] = []
+    i = 0
+    while i < len(sql):
+        after = _skip(sql, i)
+        if after != i:
+            out.append(sql[i:after])
+            i = after
+            continue
+        inside = i and (sql[i - 1].isalnum() or sql[i - 1] in "_.")  # not a word's start
+        word = None if inside else _WORD.match(sql, i)
+        if word is None:
+            out.append(sql[i])
+            i += 1
+            continue
+        call = re.compile(r"\s*\(").match(sql, word.end())
+        if word.group() not in names or call is None:
+            out.append(word.group())
+            i = word.end()
+            continue
+        close = _closing(sql, call.end() - 1)
+        inner = _guard_calls(sql[call.end() : close], names)
+        out.append(sql[i : call.end()] + _with_guard(inner) + ")")
+        i = close + 1
+    return "".join(out)
+
+
+def _guarded(m: Macro) -> str:
+    """``m``'s statement as we create it: the guard added to its parameters and to its calls."""
+    at = m.sql.index(_HEAD)
+    opening = m.sql.index("(", at + len(_HEAD))
+    close = _closing(m.sql, opening)
+    names = frozenset(other.name for other in macros())
+    return (
+        m.sql[: opening + 1]
+        + _with_guard(m.sql[opening + 1 : close])
+        + ")"
+        + _guard_calls(m.sql[close + 1 :], names)
+    )
 
 
 def macro(name: str) -> Macro:
@@ -122,7 +219,8 @@ def _rendered() -> frozenset[tuple[str, str]]:
     """Our macros as this DuckDB prints them in ``duckdb_functions().macro_definition``, both as
     ``register`` creates them and as ``script()`` spells them."""
     found: set[tuple[str, str]] = set()
-    for statements in ([m.sql for m in macros()], [_plain(m.sql) for m in macros()]):
+    guarded = [_guarded(m) for m in macros()]
+    for statements in (guarded, [_plain(sql) for sql in guarded]):
         with duckdb.connect() as scratch:
             for statement in statements:
                 scratch.execute(statement)
@@ -193,7 +291,7 @@ def register(
         if not replace:
             _refuse_foreign(con, database, schema)
         for m in macros():
-            con.execute(m.sql.replace(_HEAD, head, 1))
+            con.execute(_guarded(m).replace(_HEAD, head, 1))
             con.execute(_comment(m, ".".join(_quoted(p) for p in (database, schema, m.name))))
     return con
 
@@ -378,4 +476,4 @@ def script() -> str:
         Path("ndcg_macros.sql").write_text(duckdb_ndcg.script())
         # duckdb -init ndcg_macros.sql my.duckdb
     """
-    return "\n\n".join(f"{_plain(m.sql)}\n{_comment(m, m.name)};" for m in macros()) + "\n"
+    return "\n\n".join(f"{_plain(_guarded(m))}\n{_comment(m, m.name)};" for m in macros()) + "\n"

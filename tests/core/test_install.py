@@ -580,3 +580,50 @@ def test_concurrent_registers_on_one_database(tmp_path: Path, share: str) -> Non
             con.close()
     assert [str(e).splitlines()[0] for e in errors] == []
     assert our_functions(path) == len(macros())
+
+
+# A user's function named like one of the macros ours call, in a schema the search path puts
+# before the metrics file's: DuckDB binds the calls inside a macro's body on the caller's search
+# path, so without a guard the second list_ndcg below gives 1.0 (the user's _ndcg_weighted_list).
+SHADOWS = [
+    ("CREATE MACRO _ndcg_weighted_list(items, m, weight, param) AS 1.0",
+     "SELECT list_ndcg([0, 3, 2])"),
+    ("CREATE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2, "
+     "negative := 'error') AS 1.0", "SELECT list_ndcg([0, 3, 2])"),
+    ("CREATE MACRO ndcg(rel, rnk, k := NULL) AS 0.5",
+     "SELECT mean_ndcg(query_id, rel, rnk) FROM judged"),
+    ("CREATE TEMP MACRO _ndcg_weighted_list(items, m, weight, param) AS 1.0",
+     "SELECT list_ndcg([0, 3, 2])"),
+]
+
+
+@pytest.mark.parametrize(("shadow", "query"), SHADOWS)
+def test_a_users_function_never_silently_replaces_one_our_macros_call(
+    tmp_path: Path, shadow: str, query: str
+) -> None:
+    """An attached metrics file (search path memory.main, m.main) with a user's macro of the same
+    name as one our macros call: an error, never the user's number. Fresh process, no Python
+    package, as a BI tool would be."""
+    path = installed_file(tmp_path, None)
+    script = (
+        "import sys, duckdb\n"
+        "con = duckdb.connect()\n"
+        "con.execute(\"ATTACH '\" + sys.argv[1] + \"' AS m (READ_ONLY)\")\n"
+        "con.execute(\"SET search_path = 'memory.main,m.main'\")\n"
+        "con.execute('CREATE TABLE judged AS SELECT * FROM m.main.judged')\n"
+        "before = con.execute(sys.argv[3]).fetchone()[0]\n"
+        "con.execute(sys.argv[2])\n"
+        "try:\n"
+        "    print(before, con.execute(sys.argv[3]).fetchone()[0])\n"
+        "except duckdb.BinderException as error:\n"
+        "    print(before, 'error', str(error).splitlines()[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path), shadow, query],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    before, after = done.stdout.split(" ", 1)
+    assert float(before) not in (0.5, 1.0)
+    assert after.startswith("error Binder Error: Macro "), after
+    assert "does not support the supplied arguments" in after
