@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from duckdb_ndcg.macros import _comment, _guarded, macros
+from duckdb_ndcg.macros import _comment, _guarded, _too_old_sql, macros
 
 TARGET = Path(__file__).resolve().parent / "duckdb_ndcg" / "macros" / "duckdb_ndcg.sql"
 
@@ -58,7 +58,7 @@ TAIL = """\
 
 def render() -> str:
     """The macro file's text, from the macros as the package finds them."""
-    parts = [HEAD]
+    parts = [HEAD, STATEMENT.replace("{sql}", _too_old_sql())]  # fails on DuckDB 1.4.0 to 1.4.2
     for m in macros():
         if "{% endraw %}" in m.sql or "{%- endraw" in m.sql:
             raise RuntimeError(f"{m.name}.sql contains an endraw tag, which dbt cannot quote")

@@ -179,6 +179,39 @@ _MARK = "duckdb_ndcg: "
 # The default storage of a new file: the oldest DuckDB we support (1.4 LTS) opens it.
 OLDEST_STORAGE = "v1.4.0"
 
+# The oldest DuckDB the macros work on. 1.4.0 and 1.4.1 cannot read the report and comparison
+# macros from a file a newer DuckDB wrote ("Table with name _ndcg_only does not exist"), and 1.4.2
+# fails ndcg_report and ndcg_summary however they were created ("Aggregate functions are not
+# supported here"). register() refuses an older DuckDB; script() and the dbt package start with
+# _too_old_sql(), which fails there with the same sentence.
+OLDEST_DUCKDB = (1, 4, 3)
+_TOO_OLD = (
+    "duckdb_ndcg needs DuckDB {oldest} or newer, this is {this}: on 1.4.0 to 1.4.2 the report "
+    "and comparison macros fail (upgrade DuckDB, e.g. pip install 'duckdb>={oldest}')"
+)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """``'v1.4.2'`` or ``'1.4.2'`` (DuckDB's version) as ``(1, 4, 2)``."""
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def _too_old_sql(version: str = "version()") -> str:
+    """A statement that fails, with _TOO_OLD's sentence, on a DuckDB older than OLDEST_DUCKDB (the
+    DuckDB running it; ``version`` is that SQL expression, replaceable in tests), and does nothing
+    and prints nothing elsewhere."""
+    oldest = ".".join(map(str, OLDEST_DUCKDB))
+    head, tail = _TOO_OLD.split("{this}")
+    message = (
+        f"{_literal(head.format(oldest=oldest))} || {version} || "
+        f"{_literal(tail.format(oldest=oldest))}"
+    )
+    parts = f"string_split(regexp_extract({version}, '[0-9.]+'), '.')[1:3]::INTEGER[]"
+    return (
+        f"SET VARIABLE duckdb_ndcg_version = CASE WHEN {parts} < {list(OLDEST_DUCKDB)} "
+        f"THEN error({message}) ELSE {version} END"
+    )
+
 # Files that are data, not databases: DuckDB would open such a path as an empty in-memory database
 # (so install() would write nothing) or turn it into a database file next to the user's data.
 _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".xlsx")
@@ -281,6 +314,9 @@ def register(
         con = duckdb_ndcg.register(duckdb.connect())
         con.sql("SELECT list_ndcg([3, 2, 3, 0, 1, 2])")
     """
+    this = con.execute("SELECT version()").fetchone()[0]
+    if _version(this) < OLDEST_DUCKDB:
+        raise ValueError(_TOO_OLD.format(oldest=".".join(map(str, OLDEST_DUCKDB)), this=this))
     if temporary is None:
         temporary = not _in_memory(con)
     database, schema = _where(con, temporary)
@@ -476,4 +512,5 @@ def script() -> str:
         Path("ndcg_macros.sql").write_text(duckdb_ndcg.script())
         # duckdb -init ndcg_macros.sql my.duckdb
     """
-    return "\n\n".join(f"{_plain(_guarded(m))}\n{_comment(m, m.name)};" for m in macros()) + "\n"
+    statements = [f"{_plain(_guarded(m))}\n{_comment(m, m.name)};" for m in macros()]
+    return "\n\n".join([_too_old_sql() + ";", *statements]) + "\n"

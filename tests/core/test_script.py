@@ -48,9 +48,10 @@ def expected(con: duckdb.DuckDBPyConnection) -> list[list[list]]:
 
 
 def test_one_plain_statement_per_macro_in_order() -> None:
-    """Each macro's CREATE, then the COMMENT that marks it as ours."""
+    """The DuckDB version check, then each macro's CREATE and the COMMENT that marks it ours."""
     text = duckdb_ndcg.script()
-    statements = naive_statements(text)
+    check, *statements = naive_statements(text)
+    assert check.startswith("SET VARIABLE duckdb_ndcg_version = ")
     assert len(statements) == 2 * len(macros())
     assert [s.split("(", 1)[0] for s in statements[::2]] == [
         f"CREATE OR REPLACE MACRO {m.name}" for m in macros()

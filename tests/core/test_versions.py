@@ -10,8 +10,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import duckdb_ndcg
 from duckdb_ndcg import cli
-from duckdb_ndcg.macros import _plain, macros
+from duckdb_ndcg.macros import _plain, _too_old_sql, macros
 
 
 def call_arguments(sql: str, function: str) -> list[list[str]]:
@@ -117,3 +118,41 @@ def test_rows_of_different_depth_do_not_mix(con: duckdb.DuckDBPyConnection) -> N
     ]
     assert together == alone
     assert alone[1][1] == pytest.approx(0.0006524799822370038, rel=1e-9)  # scipy binomtest
+
+
+@pytest.mark.parametrize(
+    ("version", "too_old"),
+    [("v1.4.0", True), ("v1.4.2", True), ("v1.3.2", True), ("v1.4.3", False), ("v1.4.5", False),
+     ("v1.5.0-dev123", False), ("v1.10.0", False), ("v2.0.1", False)],
+)
+def test_script_refuses_duckdb_older_than_143(version: str, too_old: bool) -> None:
+    """script()'s and the dbt package's first statement: one clear error on DuckDB 1.4.0-1.4.2
+    (where the report macros fail), nothing at all on 1.4.3 and newer."""
+    with duckdb.connect() as con:
+        statement = _too_old_sql(f"'{version}'")
+        if too_old:
+            message = rf"needs DuckDB 1\.4\.3 or newer, this is {version}"
+            with pytest.raises(duckdb.Error, match=message):
+                con.execute(statement)
+        else:
+            con.execute(statement)
+            got = con.execute("SELECT getvariable('duckdb_ndcg_version')").fetchone()[0]
+            assert got == version
+    assert duckdb_ndcg.script().startswith(_too_old_sql() + ";\n")
+
+
+class _OldDuckDB:
+    """A connection's stand-in that says it is DuckDB 1.4.2 (register() asks it first)."""
+
+    def execute(self, sql: str, *args: object) -> _OldDuckDB:
+        assert sql == "SELECT version()", sql
+        return self
+
+    def fetchone(self) -> tuple[str]:
+        return ("v1.4.2",)
+
+
+def test_register_refuses_duckdb_older_than_143() -> None:
+    message = r"needs DuckDB 1\.4\.3 or newer, this is v1\.4\.2: on 1\.4\.0 to 1\.4\.2 the report"
+    with pytest.raises(ValueError, match=message):
+        duckdb_ndcg.register(_OldDuckDB())  # type: ignore[arg-type]
