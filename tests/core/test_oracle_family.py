@@ -77,7 +77,6 @@ def test_trec_eval_rprec_bpref_map_cut_recall(con) -> None:
         _agree(ours[measure], {q: v[measure] for q, v in result.items()}, 1e-12)
 
 
-@pytest.mark.versions
 def test_ranx_f1_rbp_r_precision_bpref_map_at_k(con) -> None:
     from ranx import Qrels, Run, evaluate
 

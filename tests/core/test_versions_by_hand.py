@@ -1,5 +1,7 @@
 """A hand-computed result for each public macro that no other ``versions`` test reaches: the mean
-family, rbp_residual and event_match, on every supported DuckDB (tests/core/test_versions_selection.py).
+family, f1_at_k, rbp, rbp_residual and event_match, on every supported DuckDB
+(tests/core/test_versions_selection.py). Their oracle sweeps (ranx, ir_measures) run on the
+newest DuckDB; ranx compiles its metrics with numba when imported, 18 s of CPU per process.
 """
 
 from __future__ import annotations
@@ -39,12 +41,23 @@ def test_mean_family_at_2(con: duckdb.DuckDBPyConnection, call: str) -> None:
     assert got == pytest.approx(AT_2[call], abs=1e-12)
 
 
-def test_rbp_residual(con: duckdb.DuckDBPyConnection) -> None:
-    """One unjudged row at position 2 of 3: (1 - p) p + p^3 with p = 0.8."""
+def test_f1_at_k(con: duckdb.DuckDBPyConnection) -> None:
+    """q1 at k = 2: precision 1 / 2, recall 1 / 3 (a, c, d relevant), F1 = 2PR / (P + R) = 2 / 5."""
+    con.execute(JUDGED)
     (got,) = con.execute(
-        "SELECT rbp_residual(rel, rnk) FROM (VALUES (1, 1), (NULL, 2), (0, 3)) v(rel, rnk)"
+        "SELECT f1_at_k(rel, rnk, 2) FROM judged WHERE query_id = 'q1'"
     ).fetchone()
-    assert got == pytest.approx(0.2 * 0.8 + 0.8**3, abs=1e-12)
+    assert got == pytest.approx(2 / 5, abs=1e-12)
+
+
+def test_rbp_and_its_residual(con: duckdb.DuckDBPyConnection) -> None:
+    """Relevant at position 1, unjudged at 2, not relevant at 3, p = 0.8: rbp (1 - p) = 0.2, the
+    residual (1 - p) p for the unjudged row plus p^3 for what follows the ranking."""
+    got = con.execute(
+        "SELECT rbp(rel, rnk), rbp_residual(rel, rnk) "
+        "FROM (VALUES (1, 1), (NULL, 2), (0, 3)) v(rel, rnk)"
+    ).fetchone()
+    assert got == pytest.approx((0.2, 0.2 * 0.8 + 0.8**3), abs=1e-12)
 
 
 def test_event_match(con: duckdb.DuckDBPyConnection) -> None:
