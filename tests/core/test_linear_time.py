@@ -294,6 +294,7 @@ def test_err_of_a_tie_group_of_zeros_and_four_stop_rows_is_linear(con) -> None:
                           for t in ("long", "parts")))
 
 
+@pytest.mark.versions  # the quadratic window count was DuckDB 1.4's and 1.5's
 def test_report_without_cutoff_is_linear_in_rows(con) -> None:
     """ndcg_report with k := NULL on one query of 25,000 and of 200,000 rows (2,000 distinct
     scores): 8 times the rows may take at most 16 times the CPU (measured: 4 to 5 times; a
