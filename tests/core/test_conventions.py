@@ -15,6 +15,8 @@ import pytest
 
 import duckdb_ndcg
 
+pytestmark = pytest.mark.versions  # tests/core/test_versions_selection.py
+
 L3, L5 = log2(3), log2(5)  # discounts of positions 2 and 4
 
 Row = tuple[float | None, float | None, str]

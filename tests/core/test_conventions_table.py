@@ -250,6 +250,7 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
         yield con
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize(("macro", "param", "value", "got"), list(bad_calls()))
 def test_bad_value_error(
     data: duckdb.DuckDBPyConnection, macro: Macro, param: Param, value: str, got: str
@@ -259,6 +260,7 @@ def test_bad_value_error(
     assert f"duckdb_ndcg: {param.error(got)}" in str(raised.value)
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize(
     ("macro", "param", "value"),
     [

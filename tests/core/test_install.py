@@ -98,6 +98,7 @@ def writable(version: str | None) -> None:
         pytest.skip(f"DuckDB {duckdb.__version__} cannot write storage {version}")
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize("version", [None, "v1.4.0", "v1.5.0"])
 def test_fresh_process_without_the_package(
     con: duckdb.DuckDBPyConnection, tmp_path: Path, version: str | None

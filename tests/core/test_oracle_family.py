@@ -57,6 +57,7 @@ def _agree(ours: dict[str, float], theirs: dict[str, float], tol: float) -> int:
     return len(common)
 
 
+@pytest.mark.versions
 def test_trec_eval_rprec_bpref_map_cut_recall(con) -> None:
     import pytrec_eval
 
@@ -104,6 +105,7 @@ def test_ranx_f1_rbp_r_precision_bpref_map_at_k(con) -> None:
         _agree(ours[m], theirs[m], 1e-12)
 
 
+@pytest.mark.versions
 def test_ir_measures_judged_and_err(con) -> None:
     import ir_measures
 
@@ -132,6 +134,7 @@ SPARK = [  # Spark RankingMetricsSuite: (predictions, labels); meanAveragePrecis
 ]
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize(
     ("k", "denominator", "expected"),
     [(1, "min_k", 0.333334), (2, "min_k", 0.25), (3, "min_k", 0.240741),

@@ -182,7 +182,9 @@ QUERY = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None)
+# 10 batches (up to 250 small queries; 2.5 s of binding each): the 3,000 random queries above
+# sweep the space, these shrink a failure to a minimal ranking
+@settings(max_examples=10, deadline=None)
 @given(queries=st.lists(QUERY, min_size=1, max_size=25))
 def test_small_queries_match_pytrec_eval(
     module_con: duckdb.DuckDBPyConnection, queries: list[list[tuple[int | None, int | None]]]

@@ -38,6 +38,7 @@ def judged() -> Iterator[duckdb.DuckDBPyConnection]:
         yield con
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize("ties", ["average", "key"])
 @pytest.mark.parametrize("k", ["1", "3", "10", "NULL", "1e300"])
 def test_equals_the_aggregates(judged: duckdb.DuckDBPyConnection, ties: str, k: str) -> None:

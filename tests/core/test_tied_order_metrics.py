@@ -15,7 +15,6 @@ import functools
 import itertools
 import math
 import operator
-import resource
 from fractions import Fraction
 from functools import cache
 
@@ -302,11 +301,6 @@ def test_ties_that_change_nothing_give_the_plain_value_to_the_last_bit(con, chec
     assert check_cases((f"k={k}", functools.partial(check, k)) for k in ks) == 5
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def test_a_huge_tie_group_at_the_cut_is_fast_and_exact(con) -> None:
     """One tie group of 30,000 rows, 3 relevant, straddling k = 10: closed forms, no enumeration."""
     n, c, k = 30_000, 3, 10
@@ -351,16 +345,15 @@ def _err_of_one_tie_group(grades: list[int], n: int, k: int, max_grade: int) -> 
 
 
 @pytest.mark.parametrize(("n", "k"), [(30_000, 10), (30_000, 150), (30_000, None)])
-def test_err_of_a_huge_tie_group_is_fast_and_exact(con, n, k) -> None:
-    """Mostly grade 0, four rows of grades 1-4, all tied: the zeros cost nothing per row."""
+def test_err_of_a_huge_tie_group_is_exact(con, n, k) -> None:
+    """Mostly grade 0, four rows of grades 1-4, all tied (that the zeros cost nothing per row:
+    test_linear_time's growth of the same shape)."""
     grades = [4, 3, 1, 1]
     con.execute(
         f"CREATE TABLE t AS SELECT coalesce({grades}[i + 1], 0) AS rel, 1 AS rnk "
         f"FROM range({n}) r(i)"
     )
-    start = _cpu()
     (got,) = con.execute(f"SELECT err(rel, rnk, {'NULL' if k is None else k}) FROM t").fetchall()[0]
-    assert _cpu() - start < 2.0
     assert got == pytest.approx(_err_of_one_tie_group(grades, n, k or n, 4), abs=1e-12)
 
 
@@ -432,51 +425,17 @@ def test_ap_retrieved_weights_far_from_the_least_count_neither_overflow_nor_unde
     assert got == pytest.approx(total, abs=1e-9)  # lgamma's own rounding, not ours
 
 
-def test_err_at_full_depth_on_fifty_thousand_tied_rows_in_seconds(con) -> None:
-    """5,000 tie groups of about 10 rows, three in four of non-zero grade."""
-    rng = np.random.default_rng(3)
-    n = 50_000
-    frame = pd.DataFrame(
-        {"rel": rng.integers(0, 4, n).astype(float), "rnk": rng.integers(0, 5_000, n).astype(float)}
-    )
-    con.register("t", frame)
-    start = _cpu()
-    (got,) = con.execute("SELECT err(rel, rnk, max_grade := 3) FROM t").fetchall()[0]
-    assert _cpu() - start < 3.0
-    assert 0.0 < got < 1.0
-
-
-@pytest.mark.parametrize(("low", "zeros"), [(0, 0), (1, 50_000)])
-def test_err_of_one_tie_group_of_a_hundred_thousand_rows_at_full_depth_in_seconds(
-    con, low: int, zeros: int
-) -> None:
-    """One tie group of 100,000 rows read to the end, grades low..4 (the last `zeros` rows 0).
-    Each stop row of the expectation's recurrence once updated every slot of the group: 20,000
-    rows of grades 1-4 took 13 s and 100,000 over 200 s (stopped); the slots past a survival of
-    e^-42 are dropped now (_ndcg_expected_err), so the cost is linear in the rows (DuckDB 2.0:
-    about 4 s, 1.4: about 9 s)."""
-    n = 100_000
-    grades = np.random.default_rng(4).integers(low, 5, n)
-    grades[n - zeros :] = 0
-    con.register("t", pd.DataFrame({"rel": grades.astype(float), "rnk": 1.0}))
-    start = _cpu()
-    (got,) = con.execute("SELECT err(rel, rnk, max_grade := 4) FROM t").fetchall()[0]
-    assert _cpu() - start < 30.0
-    assert 0.0 < got < 1.0
-
-
 @pytest.mark.parametrize(("grade", "max_grade"), [(1, 1), (1, 4), (3, 3)])
-def test_err_of_one_grade_tied_thirty_thousand_times_is_the_series(
+def test_err_of_one_grade_tied_three_thousand_times_is_the_series(
     con, grade: int, max_grade: int
 ) -> None:
     """All n rows of one grade, tied: every order is the same, ERR = sum_{q <= n} R t^(q-1) / q
-    = (R / t) (-ln R) up to t^n (1 - R = t); the slowest decay of max_grade 4 included (672
-    slots kept, the most for integer grades of that scale)."""
-    n = 30_000
+    = (R / t) (-ln R) up to t^n (1 - R = t, t^n < 1e-80 here); the slowest decay of max_grade 4
+    included (672 slots kept of the 3,000, the most for integer grades of that scale). Its cost
+    as the group grows: test_linear_time (one tie group)."""
+    n = 3_000
     con.execute(f"CREATE TABLE t AS SELECT {grade} AS rel, 1 AS rnk FROM range({n})")
-    start = _cpu()
     (got,) = con.execute(f"SELECT err(rel, rnk, max_grade := {max_grade}) FROM t").fetchall()[0]
-    assert _cpu() - start < 15.0
     stop = (2.0**grade - 1) / 2.0**max_grade
     assert got == pytest.approx(stop / (1 - stop) * -np.log(stop), abs=1e-14)
 

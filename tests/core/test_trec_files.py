@@ -119,6 +119,7 @@ def random_files(tmp_path: Path, seed: int) -> tuple[str, str, dict, dict]:
     )
 
 
+@pytest.mark.versions
 def test_end_to_end_matches_pytrec_eval(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     """The files, read by our macros and joined, give pytrec_eval's value for every query.
     read_trec_run's rnk is a position in trec_eval's order, so no tie_key is needed."""

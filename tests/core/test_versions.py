@@ -14,6 +14,8 @@ import duckdb_ndcg
 from duckdb_ndcg import cli
 from duckdb_ndcg.macros import _plain, _too_old_sql, macros
 
+pytestmark = pytest.mark.versions  # tests/core/test_versions_selection.py
+
 
 def call_arguments(sql: str, function: str) -> list[list[str]]:
     """The top-level arguments of every call of ``function`` in ``sql`` (no comments in it)."""

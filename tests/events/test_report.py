@@ -55,6 +55,7 @@ def _matches_pytrec_eval(con: duckdb.DuckDBPyConnection, k: int) -> None:
         assert value == pytest.approx(expected, abs=1e-9), q
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_report_matches_pytrec_eval(
     con: duckdb.DuckDBPyConnection, check_cases, seed: int
@@ -84,6 +85,7 @@ def test_report_equals_core_aggregates_and_counts(con: duckdb.DuckDBPyConnection
         assert mine[4:] == theirs[4:]
 
 
+@pytest.mark.versions
 def test_several_cutoffs_and_slices(con: duckdb.DuckDBPyConnection) -> None:
     _random_log(con, 5)
     long = con.execute("""SELECT device, query_id, k, ndcg
@@ -155,6 +157,7 @@ def test_event_relevance_collapse(
     assert got == [(expected,)]
 
 
+@pytest.mark.versions
 def test_event_relevance_mapping_map_and_table(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         "CREATE TABLE ev AS SELECT * FROM (VALUES ('q', 'a', 'order'), ('q', 'b', 'like')) "
@@ -366,6 +369,7 @@ def test_hostile_names_are_quoted(con: duckdb.DuckDBPyConnection) -> None:
     ]
 
 
+@pytest.mark.versions
 def test_compare_rankers(con: duckdb.DuckDBPyConnection) -> None:
     demo.generate(con, queries=60)
     for r in ("A", "B"):

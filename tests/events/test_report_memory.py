@@ -22,7 +22,7 @@ LIMIT = "400MB" if tuple(int(p) for p in duckdb.__version__.split(".")[:2]) < (1
 
 SCRIPT = textwrap.dedent(
     """
-    import json, sys, time, duckdb, duckdb_ndcg
+    import json, sys, duckdb, duckdb_ndcg
     folder, limit = sys.argv[1], sys.argv[2]
     con = duckdb_ndcg.register(duckdb.connect())
     con.execute("SET threads = 2")
@@ -52,11 +52,10 @@ SCRIPT = textwrap.dedent(
         con.execute(f"SET memory_limit = '{limit}'")
     out = {}
     for name, sql in queries.items():
-        start = time.perf_counter()
         try:
-            out[name] = [con.execute(sql).fetchall()[0], time.perf_counter() - start]
+            out[name] = con.execute(sql).fetchall()[0]
         except duckdb.OutOfMemoryException:
-            out[name] = ["out of memory", time.perf_counter() - start]
+            out[name] = "out of memory"
     print(json.dumps(out))
     """
 )
@@ -76,17 +75,13 @@ def _run(folder: Path, limit: str) -> dict:
 
 def test_report_summary_and_comparison_spill_under_a_small_limit(tmp_path: Path) -> None:
     """2M events of 200,000 queries under memory_limit 150MB: same numbers as without a limit.
-    The engine before this test kept per-ranking top-N states, which do not spill: out of memory.
-
-    Unconstrained these take a few seconds each here; the bound of 120 s per statement is what a
-    plan that spills meets with room for a slow shared machine, while a plan whose per-query
-    state does not spill fails at once with an out-of-memory error."""
+    The engine before this test kept per-ranking top-N states, which do not spill: out of memory
+    (at once, not after a while: no time is asserted; the subprocess' timeout is a hang guard)."""
     free = _run(tmp_path / "free", "none")
     tight = _run(tmp_path / "tight", LIMIT)
-    for name, (want, _seconds) in free.items():
-        got, seconds = tight[name]
+    for name, want in free.items():
+        got = tight[name]
         assert got != "out of memory", f"{name} ran out of memory under {LIMIT}"
         assert got[0] == pytest.approx(want[0], rel=1e-12, abs=1e-12), name
         assert got[1] == want[1], name
-        assert seconds < 120, f"{name} took {seconds:.0f} s under {LIMIT}"
 

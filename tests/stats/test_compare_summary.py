@@ -65,6 +65,7 @@ def test_missing_error_and_bad_values(demo_con: duckdb.DuckDBPyConnection) -> No
                          ).fetchall()
 
 
+@pytest.mark.versions
 @pytest.mark.parametrize("correction, method", [("holm", "holm"), ("bh", "fdr_bh"),
                                                 ("bonferroni", "bonferroni"), ("none", None)])
 def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, correction: str,
@@ -128,6 +129,7 @@ def test_ndcg_summary_interval(con: duckdb.DuckDBPyConnection) -> None:
         assert (mean, low, high) == pytest.approx((v.mean(), ci.low, ci.high), abs=1e-9)
 
 
+@pytest.mark.versions
 def test_ab_summary_equals_scipy_welch(con: duckdb.DuckDBPyConnection) -> None:
     demo.generate(con, queries=600)
     # an online test: each query served by one arm; a third arm C copies B's rankings
