@@ -180,10 +180,11 @@ _MARK = "duckdb_ndcg: "
 OLDEST_STORAGE = "v1.4.0"
 
 # The oldest DuckDB the macros work on. 1.4.0 and 1.4.1 cannot read the report and comparison
-# macros from a file a newer DuckDB wrote ("Table with name _ndcg_only does not exist"), and 1.4.2
-# fails ndcg_report and ndcg_summary however they were created ("Aggregate functions are not
-# supported here"). register() refuses an older DuckDB; script() and the dbt package start with
-# _too_old_sql(), which fails there with the same sentence.
+# macros from a file a newer DuckDB wrote ("Table with name _ndcg_only does not exist": the CTEs
+# they read through query_table), and 1.4.2 rejects an aggregate inside a lambda (r_precision,
+# bpref, hence ndcg_report and ndcg_summary, which bind the family's CTE on 1.4: "Aggregate
+# functions are not supported here"). register() refuses an older DuckDB; script() and the dbt
+# package start with _too_old_sql(), which fails there with the same sentence.
 OLDEST_DUCKDB = (1, 4, 3)
 _TOO_OLD = (
     "duckdb_ndcg needs DuckDB {oldest} or newer, this is {this}: on 1.4.0 to 1.4.2 the report "
