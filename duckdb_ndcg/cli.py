@@ -743,11 +743,17 @@ def _compare(args: argparse.Namespace) -> None:
 
 
 def _install(args: argparse.Namespace) -> None:
-    install(
-        args.database,
-        storage_compatibility_version=args.storage_compatibility_version,
-        replace=args.replace,
-    )
+    try:
+        install(
+            args.database,
+            storage_compatibility_version=args.storage_compatibility_version,
+            replace=args.replace,
+        )
+    except ValueError as error:
+        path = Path(args.database)  # a path that is no database file: the command line's error
+        if path.exists() and (path.is_dir() or not _is_duckdb_file(path)):
+            raise UsageError(_first_line(error)) from None
+        raise
     print(f"installed the duckdb_ndcg macros into {args.database}")
 
 
