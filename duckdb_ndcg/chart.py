@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -17,8 +18,24 @@ _STEPS = (0.01, 0.02, 0.025, 0.05, 0.1, 0.2)
 _K_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _W, _H = 760, 460
 _LEFT, _TOP, _BOTTOM = 72, 62, 62
-_CHAR = 7.6  # mean width of a 14px Helvetica character, to size the legend
-_MAX_SERIES = 12  # more lines than this cannot be told apart
+MAX_SERIES = 12  # more lines than this cannot be told apart
+# Advance widths of the printable ASCII characters (space .. ~) in thousandths of the font size:
+# the larger of Helvetica's (Arial's are the same) and DejaVu Sans's (a browser's sans-serif where
+# those are missing), so text sized with them fits in either. Other characters count as 1 em.
+_WIDTHS = (
+    318, 401, 460, 838, 637, 951, 780, 275, 391, 391, 500, 838, 318, 361, 318, 337, 637, 637,
+    637, 637, 637, 637, 637, 637, 637, 637, 337, 337, 838, 838, 838, 556, 1015, 685, 687, 722,
+    771, 667, 611, 778, 752, 295, 500, 667, 558, 863, 749, 788, 667, 788, 722, 667, 611, 732,
+    685, 989, 686, 667, 686, 391, 337, 391, 838, 556, 500, 613, 635, 550, 635, 616, 353, 635,
+    634, 278, 278, 580, 278, 975, 634, 612, 635, 635, 412, 521, 393, 634, 592, 818, 592, 592,
+    525, 637, 337, 637, 838,
+)
+
+
+def text_width(text: str, size: float = 14) -> float:
+    """The width in pixels of ``text`` at font ``size`` in the chart's font, at most (``_WIDTHS``;
+    1 em for a character outside printable ASCII)."""
+    return sum(_WIDTHS[ord(c) - 32] if 32 <= ord(c) < 127 else 1000 for c in text) * size / 1000
 
 # A series' points: (k, mean) or (k, mean, ci_low, ci_high), the interval None where there is
 # none (fewer than 2 queries).
@@ -26,16 +43,25 @@ Point = tuple[int, float] | tuple[int, float, float | None, float | None]
 Series = Mapping[str, Sequence[Point]]
 
 
+class Curves(dict[str, list[Point]]):
+    """:func:`curve_series`' result: series by label, and how many series were left out."""
+
+    omitted: int = 0
+
+
 def curve_series(
     relation: duckdb.DuckDBPyRelation,
     label_col: str | Sequence[str] | None = None,
     conf: float = 0.95,
-) -> dict[str, list[Point]]:
+    max_series: int | None = None,
+) -> Curves:
     """Mean NDCG per k from an ``ndcg_report`` relation, one series per value of ``label_col``
     (a column or several), for :func:`svg`; series are labelled ``device=mobile, day=2024-01-01``.
     Each point is (k, mean, ci_low, ci_high): the ``conf`` t-interval of the mean over the
     queries, as ndcg_summary's (None below 2 queries). The relation's connection needs the
-    macros (``duckdb_ndcg.register``), which ``ndcg_report`` needs anyway.
+    macros (``duckdb_ndcg.register``), which ``ndcg_report`` needs anyway. With ``max_series``,
+    at most that many series are kept, those of the most queries (a UserWarning says how many
+    were left out; ``.omitted`` counts them).
     """
     if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 < conf < 1:
         raise ValueError(f"conf must be a number between 0 and 1 (exclusive), got {conf!r}")
@@ -45,18 +71,28 @@ def curve_series(
             raise ValueError(f"label_col {column!r} is not a column of the report")
     keys = ", ".join([*map(_identifier, columns), "k"])
     half = f"_ndcg_mean_ci_half(stddev_samp(ndcg), count(ndcg), {float(conf)!r})"
-    rows = (
-        relation.aggregate(f"{keys}, avg(ndcg) AS mean_ndcg, {half} AS half", "ALL")
-        .order(keys)
-        .fetchall()
-    )
-    series: dict[str, list[Point]] = {}
-    for *values, k, mean, half_width in rows:
+    aggregates = f"{keys}, avg(ndcg) AS mean_ndcg, {half} AS half, count(ndcg) AS queries"
+    rows = relation.aggregate(aggregates, "ALL").order(keys).fetchall()
+    series, queries = Curves(), dict[str, int]()
+    for *values, k, mean, half_width, count in rows:
         name = ", ".join(f"{c}={_text(v)}" for c, v in zip(columns, values, strict=True))
+        name = name or "all queries"
         if k is not None and mean is not None:
             low = None if half_width is None else float(mean) - float(half_width)
             high = None if half_width is None else float(mean) + float(half_width)
-            series.setdefault(name or "all queries", []).append((int(k), float(mean), low, high))
+            series.setdefault(name, []).append((int(k), float(mean), low, high))
+            queries[name] = max(queries.get(name, 0), count)
+    if max_series is not None and len(series) > max_series:
+        largest = sorted(series, key=lambda name: -queries[name])[:max_series]  # stable: by label
+        kept = Curves({name: points for name, points in series.items() if name in largest})
+        kept.omitted = len(series) - len(kept)
+        warnings.warn(
+            f"the chart draws the {len(kept)} slices with the most queries of {len(series)}: "
+            f"{kept.omitted} slices ({sum(queries[n] for n in series if n not in kept)} queries) "
+            "are not drawn",
+            stacklevel=2,
+        )
+        return kept
     return series
 
 
@@ -114,13 +150,14 @@ def _marker(shape: str, cx: float, cy: float, color: str, tip: str = "") -> str:
     return f'<polygon points="{points}" {style}>{title}</polygon>'
 
 
-def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95) -> str:
+def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = "") -> str:
     """An SVG line chart: x = cutoff k, y = mean NDCG@k, one line (color, dash, marker) per series.
 
     A point (k, mean, ci_low, ci_high) with an interval gets a shaded band in the series' color
     (class ``ci-band``), named ``95 % t-interval`` (``conf``) in the legend and the tooltips;
     points without one (None: fewer than 2 queries) get none. The y axis spans the data and the
-    bands (within [0, 1]) with a margin; when it does not start at 0 the chart says so.
+    bands (within [0, 1]) with a margin; when it does not start at 0 the chart says so. ``note``
+    is a line under the legend (e.g. which slices are drawn).
 
     Example::
 
@@ -128,10 +165,10 @@ def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95) -> str:
     """
     if not series or not any(series.values()):
         raise ValueError("series must hold at least one (k, ndcg) point")
-    if len(series) > _MAX_SERIES:
+    if len(series) > MAX_SERIES:
         raise ValueError(
             f"a chart of {len(series)} lines (one per slice) cannot be read; "
-            f"chart at most {_MAX_SERIES} slices"
+            f"chart at most {MAX_SERIES} slices"
         )
     values = [p[1] for points in series.values() for p in points]
     if not all(0 <= v <= 1 for v in values):  # also rejects NaN
@@ -145,9 +182,12 @@ def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95) -> str:
     label = interval_label(conf)
     max_k = max(p[0] for points in series.values() for p in points)
     bottom, top, step = _y_range(values + band_values)
-    legend_w = 70 + _CHAR * max(len(name) for name in series)
-    width = _W + max(0, round(legend_w) - 170)
     plot_w, plot_h = _W - _LEFT - 170, _H - _TOP - _BOTTOM
+    # the legend: a sample line at _LEFT + plot_w + 18, its text 44 px further, 16 px to spare
+    legend = [*series, f"shaded: {label}"] if banded else list(series)
+    text_x = _LEFT + plot_w + 18 + 44
+    right = max(text_x + max(map(text_width, legend)), text_x - 44 + text_width(note, 13))
+    width = max(_W, math.ceil(right + 16))
     digits = next(d for d in (1, 2, 3) if abs(step * 10**d - round(step * 10**d)) < 1e-9)
 
     def x(k: float) -> float:
@@ -263,6 +303,12 @@ def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95) -> str:
             'fill-opacity="0.25"/>'
         )
         out.append(f'<text x="{lx + 44}" y="{ly + 5}">shaded: {label}</text>')
+    if note:
+        lx, ly = _LEFT + plot_w + 18, _TOP + 12 + 26 * (len(series) + banded)
+        out.append(
+            f'<text class="note" x="{lx}" y="{ly + 5}" font-size="13" fill="#555">'
+            f"{escape(note)}</text>"
+        )
     out.append("</svg>")
     return "\n".join(out)
 
@@ -278,7 +324,7 @@ def check_path(path: str | Path) -> Path:
 
 
 def write(
-    path: str | Path, series: Series, title: str = "NDCG@k", conf: float = 0.95
+    path: str | Path, series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = ""
 ) -> list[Path]:
     """Write the chart as an HTML page (``.html``) and the bare ``.svg`` beside it; returns both.
 
@@ -290,7 +336,7 @@ def write(
         duckdb_ndcg.chart.write("ndcg.html", {"ranker A": [(1, 0.41, 0.38, 0.44), (2, 0.45)]})
     """
     page = check_path(path)
-    picture = svg(series, title, conf)
+    picture = svg(series, title, conf, note)
     banded = any(_interval(p) for points in series.values() for p in points)
     note = f" The shaded band is the {interval_label(conf)} of the mean." if banded else ""
     _write_text(

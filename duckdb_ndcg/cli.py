@@ -634,18 +634,22 @@ def _evaluate(args: argparse.Namespace) -> None:
             _stage("computing the NDCG@k curve for the chart")
             cuts = list(range(1, max(args.k) + 1))
             curve = evaluate(args.rankings, args.events, k=cuts, **common)
-            series = chart.curve_series(curve, slices)
+            series = chart.curve_series(curve, slices, max_series=chart.MAX_SERIES)
             title = f"Mean NDCG@k, k = 1..{max(args.k)}"
             title += ", exponential gain" if args.gain == "exponential" else ""
             title += f", per {', '.join(slices)}" if slices else ", all queries"
-            chart.svg(series, title)  # a chart that cannot be drawn fails before any writing
+            note = ""
+            if series.omitted:
+                total = len(series) + series.omitted
+                note = f"the {len(series)} of {total} slices with the most queries"
+            chart.svg(series, title, note=note)  # one that cannot be drawn fails before writing
     if output:
         _stage(f"writing {output}")
         _emit(con, "_ndcg_result", output, args.format)
     else:
         _show(con.table("_ndcg_result"))
     if page:
-        written = chart.write(page, series, title)
+        written = chart.write(page, series, title, note=note)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
 
 

@@ -135,3 +135,90 @@ def test_demo_chart_draws_a_band_per_ranker(
         assert f"ranker {ranker}: 95 % t-interval of the mean" in text
     assert (tmp_path / "d.svg").read_text().count('class="ci-band"') == 2
     capsys.readouterr()
+
+
+# -- issue 20, item 8: a legend that fits, and more slices than a chart can show -------------------
+
+
+def _rendered_width(text: str, size: float) -> float:
+    """The text's width as a font renderer lays it out: matplotlib with DejaVu Sans, the
+    sans-serif a browser falls back to where Helvetica and Arial are missing."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    font = FontProperties(family="DejaVu Sans", size=size)
+    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0]
+
+
+def _texts_outside(picture: str) -> list[str]:
+    """Texts of the legend (start-anchored, right of the plot) that end beyond the viewBox."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(picture)
+    width = float(root.get("viewBox").split()[2])
+    assert width == float(root.get("width"))
+    outside = []
+    for text in root.iter("{http://www.w3.org/2000/svg}text"):
+        if text.get("text-anchor") or "transform" in text.attrib or float(text.get("x")) < 590:
+            continue
+        size = float(text.get("font-size", root.get("font-size")))
+        if float(text.get("x")) + _rendered_width(text.text, size) > width:
+            outside.append(text.text)
+    return outside
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["ranker A"],  # the shaded entry was the one clipped: 'shaded: 95 % t-in...'
+        ["device=mobile", "device=desktop"],
+        ["query_class=WWWWWWWWWWWWMMMMMMMM, device=tablet"],
+        ["región=España, día=2024-01-01", "語=日本語のテキスト"],
+        [f"slice=s{i:02d}" for i in range(12)],
+    ],
+)
+def test_every_legend_text_fits_in_the_picture(names: list[str]) -> None:
+    series = {name: [(1, 0.5, 0.4, 0.6), (2, 0.6, 0.5, 0.7)] for name in names}
+    picture = chart.svg(series, "t")
+    assert ">shaded: 95 % t-interval</text>" in picture
+    assert _texts_outside(picture) == []
+    noted = chart.svg(series, "t", note="the 12 of 40 slices with the most queries")
+    assert _texts_outside(noted) == [] and 'class="note"' in noted
+
+
+def test_text_width_is_never_below_the_rendered_width() -> None:
+    import string
+
+    for text in [string.printable.strip(), "shaded: 95 % t-interval", "ñ日本", "il1 |"]:
+        assert chart.text_width(text, 14) >= _rendered_width(text, 14) - 1e-9, text
+
+
+def test_more_slices_than_the_chart_shows_draws_the_largest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """15 slices: the evaluate result is still written and printed; the chart draws the 12 with
+    the most queries and says so, and a warning names how many were left out."""
+    rows = ["query_id,item_id,position,shop"]
+    events = ["query_id,item_id,event_type"]
+    for shop in range(15):
+        for q in range(shop + 1):  # shop s has s + 1 queries: shops 0, 1, 2 are the smallest
+            rows += [f"s{shop}q{q},a,1,shop{shop:02d}", f"s{shop}q{q},b,2,shop{shop:02d}"]
+            events.append(f"s{shop}q{q},{'ab'[q % 2]},click")
+    (tmp_path / "shown.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "events.csv").write_text("\n".join(events) + "\n")
+    page = tmp_path / "c.html"
+    args = ["--slice-by", "shop", "--summary", "--chart", str(page), "--output", "-"]
+    code = cli.main(["evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"), *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1 + 15  # the summary of every slice
+    warned = [line for line in err.splitlines() if "warning" in line]
+    assert warned == [
+        "duckdb-ndcg evaluate: warning: the chart draws the 12 slices with the most queries of "
+        "15: 3 slices (6 queries) are not drawn"
+    ]
+    text = page.read_text()
+    drawn = re.findall(r"<text x=\"[\d.]+\" y=\"[\d.]+\">shop=(shop\d\d)</text>", text)
+    assert drawn == [f"shop{s:02d}" for s in range(3, 15)]
+    assert "the 12 of 15 slices with the most queries" in text
+    assert _texts_outside((tmp_path / "c.svg").read_text()) == []
