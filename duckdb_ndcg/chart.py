@@ -15,6 +15,7 @@ _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
 _DASHES = ("", "7 4", "2 3", "10 3 2 3")
 _MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down")
 _STEPS = (0.01, 0.02, 0.025, 0.05, 0.1, 0.2)
+_SIGNED_STEPS = (0.001, 0.002, 0.005, *_STEPS, 0.25, 0.5)
 _K_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _W, _H = 760, 460
 _LEFT, _TOP, _BOTTOM = 72, 62, 62
@@ -82,18 +83,45 @@ def curve_series(
             high = None if half_width is None else float(mean) + float(half_width)
             series.setdefault(name, []).append((int(k), float(mean), low, high))
             queries[name] = max(queries.get(name, 0), count)
-    if max_series is not None and len(series) > max_series:
-        largest = sorted(series, key=lambda name: -queries[name])[:max_series]  # stable: by label
-        kept = Curves({name: points for name, points in series.items() if name in largest})
-        kept.omitted = len(series) - len(kept)
-        warnings.warn(
-            f"the chart draws the {len(kept)} slices with the most queries of {len(series)}: "
-            f"{kept.omitted} slices ({sum(queries[n] for n in series if n not in kept)} queries) "
-            "are not drawn",
-            stacklevel=2,
-        )
-        return kept
-    return series
+    return _largest(series, queries, max_series)
+
+
+def difference_series(
+    relation: duckdb.DuckDBPyRelation,
+    label_col: Sequence[str] = (),
+    max_series: int | None = None,
+) -> Curves:
+    """B - A per k from a ``compare``/``compare_summary`` relation (``k``, ``queries``,
+    ``mean_diff``, ``ci_low``, ``ci_high``), one series per value of the ``label_col`` slice
+    columns, for ``svg(..., difference=True)``; ``max_series`` as for :func:`curve_series`."""
+    columns = list(label_col)
+    rows = relation.select(
+        ", ".join([*map(_identifier, columns), "k", "queries", "mean_diff", "ci_low", "ci_high"])
+    ).order(", ".join([*map(_identifier, columns), "k"])).fetchall()
+    series, queries = Curves(), dict[str, int]()
+    for *values, k, count, diff, low, high in rows:
+        name = ", ".join(f"{c}={_text(v)}" for c, v in zip(columns, values, strict=True))
+        name = f"B − A{', ' + name if name else ''}"
+        if k is not None and diff is not None:
+            series.setdefault(name, []).append((int(k), float(diff), low, high))
+            queries[name] = max(queries.get(name, 0), count or 0)
+    return _largest(series, queries, max_series)
+
+
+def _largest(series: Curves, queries: Mapping[str, int], max_series: int | None) -> Curves:
+    """The ``max_series`` series of the most queries (all when fewer), with a warning."""
+    if max_series is None or len(series) <= max_series:
+        return series
+    largest = sorted(series, key=lambda name: -queries[name])[:max_series]  # stable: by label
+    kept = Curves({name: points for name, points in series.items() if name in largest})
+    kept.omitted = len(series) - len(kept)
+    warnings.warn(
+        f"the chart draws the {len(kept)} slices with the most queries of {len(series)}: "
+        f"{kept.omitted} slices ({sum(queries[n] for n in series if n not in kept)} queries) "
+        "are not drawn",
+        stacklevel=3,
+    )
+    return kept
 
 
 def _interval(point: Point) -> tuple[float, float] | None:
@@ -114,6 +142,18 @@ def _identifier(name: str) -> str:
 
 def _text(value: object) -> str:
     return "NULL" if value is None else str(value)
+
+
+def _signed_y_range(values: Sequence[float]) -> tuple[float, float, float]:
+    """(bottom, top, tick step) of a difference's y axis: the data and 0, plus a margin."""
+    low, high = min(0.0, *values), max(0.0, *values)
+    pad = max(high - low, 0.02) * 0.15
+    for step in _SIGNED_STEPS:
+        bottom = max(-1.0, math.floor(round((low - pad) / step, 9)) * step)
+        top = min(1.0, math.ceil(round((high + pad) / step, 9)) * step)
+        if (top - bottom) / step <= 8:
+            break
+    return round(bottom, 6), round(top, 6), step
 
 
 def _y_range(values: Sequence[float]) -> tuple[float, float, float]:
@@ -150,14 +190,21 @@ def _marker(shape: str, cx: float, cy: float, color: str, tip: str = "") -> str:
     return f'<polygon points="{points}" {style}>{title}</polygon>'
 
 
-def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = "") -> str:
+def svg(
+    series: Series,
+    title: str = "NDCG@k",
+    conf: float = 0.95,
+    note: str = "",
+    difference: bool = False,
+) -> str:
     """An SVG line chart: x = cutoff k, y = mean NDCG@k, one line (color, dash, marker) per series.
 
     A point (k, mean, ci_low, ci_high) with an interval gets a shaded band in the series' color
     (class ``ci-band``), named ``95 % t-interval`` (``conf``) in the legend and the tooltips;
     points without one (None: fewer than 2 queries) get none. The y axis spans the data and the
     bands (within [0, 1]) with a margin; when it does not start at 0 the chart says so. ``note``
-    is a line under the legend (e.g. which slices are drawn).
+    is a line under the legend (e.g. which slices are drawn). ``difference=True`` draws
+    differences of means (B - A, in [-1, 1]) on an axis through 0, marked by a dark line.
 
     Example::
 
@@ -171,17 +218,19 @@ def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = "
             f"chart at most {MAX_SERIES} slices"
         )
     values = [p[1] for points in series.values() for p in points]
-    if not all(0 <= v <= 1 for v in values):  # also rejects NaN
-        raise ValueError("series values must be mean NDCG values in [0, 1]")
+    lowest = -1 if difference else 0
+    if not all(lowest <= v <= 1 for v in values):  # also rejects NaN
+        raise ValueError(f"series values must be {'differences of ' if difference else ''}mean "
+                         f"NDCG values in [{lowest}, 1]")
     intervals = [(p[1], _interval(p)) for points in series.values() for p in points]
     for mean, bounds in intervals:
         if bounds is not None and not bounds[0] <= mean <= bounds[1]:  # also rejects NaN
             raise ValueError(f"interval {bounds} does not hold its mean {mean}")
-    band_values = [min(max(b, 0.0), 1.0) for _, bounds in intervals if bounds for b in bounds]
+    band_values = [min(max(b, lowest), 1) for _, bounds in intervals if bounds for b in bounds]
     banded = bool(band_values)
     label = interval_label(conf)
     max_k = max(p[0] for points in series.values() for p in points)
-    bottom, top, step = _y_range(values + band_values)
+    bottom, top, step = (_signed_y_range if difference else _y_range)(values + band_values)
     plot_w, plot_h = _W - _LEFT - 170, _H - _TOP - _BOTTOM
     # the legend: a sample line at _LEFT + plot_w + 18, its text 44 px further, 16 px to spare
     legend = [*series, f"shaded: {label}"] if banded else list(series)
@@ -207,7 +256,7 @@ def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = "
             f'font-weight="bold">{escape(title)}</text>'
         ),
     ]
-    if bottom > 0:
+    if bottom > 0 and not difference:
         out.append(
             f'<text x="{_LEFT}" y="{_TOP - 10}" font-size="13" fill="#555" '
             f'font-style="italic">y axis starts at {bottom:.{digits}f}, not 0</text>'
@@ -241,8 +290,14 @@ def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = "
     )
     out.append(
         f'<text transform="translate(20 {_TOP + plot_h / 2}) rotate(-90)" '
-        'text-anchor="middle">mean NDCG@k</text>'
+        f'text-anchor="middle">{"difference of mean NDCG@k" if difference else "mean NDCG@k"}'
+        "</text>"
     )
+    if difference:  # the line of no difference
+        out.append(
+            f'<line class="zero" x1="{_LEFT}" x2="{_LEFT + plot_w}" y1="{y(0):.1f}" '
+            f'y2="{y(0):.1f}" stroke="#333" stroke-width="1.5"/>'
+        )
 
     def clamp(v: float) -> float:
         return y(min(max(v, bottom), top))
@@ -288,7 +343,8 @@ def svg(series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = "
             k, v = point[0], point[1]
             bounds = _interval(point)
             extra = f" [{bounds[0]:.4f}, {bounds[1]:.4f}] ({label})" if bounds else ""
-            out.append(_marker(shape, x(k), y(v), color, f"{name}: NDCG@{k} = {v:.4f}{extra}"))
+            shown = f"{v:+.4f}" if difference else f"{v:.4f}"
+            out.append(_marker(shape, x(k), y(v), color, f"{name}: NDCG@{k} = {shown}{extra}"))
         lx, ly = _LEFT + plot_w + 18, _TOP + 12 + 26 * i
         out.append(
             f'<line x1="{lx}" x2="{lx + 36}" y1="{ly}" y2="{ly}" stroke="{color}" '
@@ -324,7 +380,12 @@ def check_path(path: str | Path) -> Path:
 
 
 def write(
-    path: str | Path, series: Series, title: str = "NDCG@k", conf: float = 0.95, note: str = ""
+    path: str | Path,
+    series: Series,
+    title: str = "NDCG@k",
+    conf: float = 0.95,
+    note: str = "",
+    difference: bool = False,
 ) -> list[Path]:
     """Write the chart as an HTML page (``.html``) and the bare ``.svg`` beside it; returns both.
 
@@ -336,15 +397,16 @@ def write(
         duckdb_ndcg.chart.write("ndcg.html", {"ranker A": [(1, 0.41, 0.38, 0.44), (2, 0.45)]})
     """
     page = check_path(path)
-    picture = svg(series, title, conf, note)
+    picture = svg(series, title, conf, note, difference)
     banded = any(_interval(p) for points in series.values() for p in points)
-    note = f" The shaded band is the {interval_label(conf)} of the mean." if banded else ""
+    band = f" The shaded band is the {interval_label(conf)} of the mean." if banded else ""
+    what = "Mean NDCG@k difference" if difference else "Mean NDCG@k"
     _write_text(
         page,
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<title>{escape(title)}</title></head>\n<body style="margin:24px">\n{picture}\n'
-        '<p style="font-family:sans-serif;color:#555">Mean NDCG@k over queries; hover a point '
-        f"for its value.{escape(note)} Made by duckdb-ndcg.</p>\n</body></html>\n",
+        f'<p style="font-family:sans-serif;color:#555">{what} over queries; hover a point '
+        f"for its value.{escape(band)} Made by duckdb-ndcg.</p>\n</body></html>\n",
     )
     bare = page.with_suffix(".svg")
     _write_text(bare, picture + "\n")

@@ -638,10 +638,7 @@ def _evaluate(args: argparse.Namespace) -> None:
             title = f"Mean NDCG@k, k = 1..{max(args.k)}"
             title += ", exponential gain" if args.gain == "exponential" else ""
             title += f", per {', '.join(slices)}" if slices else ", all queries"
-            note = ""
-            if series.omitted:
-                total = len(series) + series.omitted
-                note = f"the {len(series)} of {total} slices with the most queries"
+            note = _omitted_note(series)
             chart.svg(series, title, note=note)  # one that cannot be drawn fails before writing
     if output:
         _stage(f"writing {output}")
@@ -651,6 +648,13 @@ def _evaluate(args: argparse.Namespace) -> None:
     if page:
         written = chart.write(page, series, title, note=note)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
+
+
+def _omitted_note(series: chart.Curves) -> str:
+    """The chart's line saying which slices it draws, when it does not draw them all."""
+    if not series.omitted:
+        return ""
+    return f"the {len(series)} of {len(series) + series.omitted} slices with the most queries"
 
 
 def _compare_parser(sub: argparse._SubParsersAction) -> None:
@@ -701,6 +705,8 @@ Inputs and columns as for duckdb-ndcg evaluate.""",
                      "file, or - for stdout (then no verdict lines)")
     cmp.add_argument("--format", choices=_STDOUT_FORMATS,
                      help="with --output -: csv (default) or json")
+    cmp.add_argument("--chart", help="write B - A of mean NDCG@k (k = 1..max k) with its "
+                     "--conf t-interval, a line per slice, to this .html")
     cmp.set_defaults(run=_compare)
 
 
@@ -711,6 +717,14 @@ def _compare(args: argparse.Namespace) -> None:
     if args.db:
         inputs[Path(args.db).resolve()] = "--db file"
     output = _output(args, inputs)
+    page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
+    if page:
+        _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
+        if max(args.k) > _CHART_MAX_K:
+            raise UsageError(
+                f"--chart draws B - A at k = 1..{max(args.k)} (up to the largest --k), more "
+                f"than {_CHART_MAX_K} points a line: chart with a smaller --k"
+            )
     _check_report_options(args)
     con = _connect()
     if args.db:
@@ -732,11 +746,26 @@ def _compare(args: argparse.Namespace) -> None:
             duplicates="allow" if args.allow_duplicates else "error",
         )
         relation.to_table("_ndcg_compare")  # computed once
+        if page:
+            _stage("computing B - A at every k for the chart")
+            curve = compare(
+                args.rankings_a, args.rankings_b, args.events, k=list(range(1, max(args.k) + 1)),
+                slice_by=slices, test="t", conf=args.conf, correction="none",
+                query_set=args.query_set, missing=args.missing, con=con,
+                query_col=args.query_col, item_col=args.item_col,
+                position_col=args.position_col, score_col=args.score_col, ties=args.ties,
+                gain=args.gain, event_col=args.event_col, mapping=args.mapping,
+                collapse=args.collapse, time_col=args.time_col,
+                unknown="ignore" if args.ignore_unknown else "error",
+                duplicates="allow" if args.allow_duplicates else "error",
+            )
+            series = chart.difference_series(curve, slices, max_series=chart.MAX_SERIES)
+            title = f"B − A, mean NDCG@k, k = 1..{max(args.k)}"
+            title += f", per {', '.join(slices)}" if slices else ""
+            note = _omitted_note(series)
+            chart.svg(series, title, args.conf, note, difference=True)  # fails before writing
     table = con.table("_ndcg_compare")
-    if output == _STDIO:  # the table alone on stdout: it parses as CSV/JSON
-        _emit(con, "_ndcg_compare", output, args.format)
-        return
-    for row in table.fetchall():
+    for row in table.fetchall() if output != _STDIO else ():  # with -, the table alone
         values = dict(zip(table.columns, row, strict=True))
         where = ", ".join(f"{name}={values[name]}" for name in slices)
         cut = "NDCG" if values["k"] is None else f"NDCG@{values['k']}"
@@ -744,6 +773,9 @@ def _compare(args: argparse.Namespace) -> None:
               f"{verdict(values, test=args.test, correction=args.correction)}")
     if output:
         _emit(con, "_ndcg_compare", output, args.format)
+    if page:
+        written = chart.write(page, series, title, args.conf, note, difference=True)
+        print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
 
 
 def _install(args: argparse.Namespace) -> None:

@@ -222,3 +222,56 @@ def test_more_slices_than_the_chart_shows_draws_the_largest(
     assert drawn == [f"shop{s:02d}" for s in range(3, 15)]
     assert "the 12 of 15 slices with the most queries" in text
     assert _texts_outside((tmp_path / "c.svg").read_text()) == []
+
+
+def test_compare_chart_draws_b_minus_a_per_k_with_its_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare --chart: B − A of mean NDCG@k at k = 1..3 with the paired t-interval, checked
+    against scipy on the per-query NDCG of each ranker (ndcg_report, tested against trec_eval)."""
+    import random
+
+    from scipy import stats
+
+    rng = random.Random(5)
+    a, b, events = ["query_id,item_id,position"], ["query_id,item_id,position"], []
+    for q in range(30):
+        items = [f"i{j}" for j in range(5)]
+        rng.shuffle(items)
+        a += [f"q{q},{item},{pos}" for pos, item in enumerate(items, 1)]
+        rng.shuffle(items)
+        b += [f"q{q},{item},{pos}" for pos, item in enumerate(items, 1)]
+        events += [f"q{q},{item},{rng.choice(['click', 'purchase'])}" for item in items[:2]]
+    (tmp_path / "a.csv").write_text("\n".join(a) + "\n")
+    (tmp_path / "b.csv").write_text("\n".join(b) + "\n")
+    (tmp_path / "events.csv").write_text("query_id,item_id,event_type\n" + "\n".join(events) + "\n")
+    page = tmp_path / "d.html"
+    files = [str(tmp_path / name) for name in ("a.csv", "b.csv", "events.csv")]
+    code = cli.main(["compare", *files, "--k", "3", "--chart", str(page)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1 and f"chart: {page}" in err  # the verdict, as before
+    text = page.read_text()
+    tips = {
+        int(k): (point, float(low), float(high))
+        for k, point, low, high in re.findall(
+            r"<title>B − A: NDCG@(\d) = ([+-][\d.]+) \[([-\d.]+), ([-\d.]+)\]", text
+        )
+    }
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        per_query = {}
+        for ranker, path in (("a", files[0]), ("b", files[1])):
+            rows = con.execute(
+                "SELECT query_id, k, ndcg FROM ndcg_report(?, ?, k := [1, 2, 3])", [path, files[2]]
+            ).fetchall()
+            per_query[ranker] = {(q, k): v for q, k, v in rows}
+    assert sorted(tips) == [1, 2, 3]
+    for k in (1, 2, 3):
+        diffs = [per_query["b"][q, k] - per_query["a"][q, k] for q in (f"q{i}" for i in range(30))]
+        low, high = stats.ttest_1samp(diffs, 0).confidence_interval(0.95)
+        point, got_low, got_high = tips[k]
+        assert point == f"{sum(diffs) / len(diffs):+.4f}"
+        assert (got_low, got_high) == (pytest.approx(low, abs=5e-5), pytest.approx(high, abs=5e-5))
+    assert 'class="zero"' in text and "difference of mean NDCG@k" in text
+    assert _texts_outside((tmp_path / "d.svg").read_text()) == []
