@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 import os
 import warnings
@@ -84,6 +85,32 @@ def curve_series(
             series.setdefault(name, []).append((int(k), float(mean), low, high))
             queries[name] = max(queries.get(name, 0), count)
     return _largest(series, queries, max_series)
+
+
+def trend_series(
+    relation: duckdb.DuckDBPyRelation, day_col: str, k: int, conf: float = 0.95
+) -> tuple[datetime.date, dict[str, list[Point]]]:
+    """Mean NDCG@``k`` per day of ``day_col`` (a DATE or TIMESTAMP column of an ``ndcg_report``
+    relation, cut to the day) with its ``conf`` t-interval, for ``svg(..., first_day=...)``:
+    returns the first day and one series ``NDCG@k`` whose x is 1 + days since it."""
+    half = f"_ndcg_mean_ci_half(stddev_samp(ndcg), count(ndcg), {float(conf)!r})"
+    day = f"CAST({_identifier(day_col)} AS DATE)"
+    rows = (
+        relation.filter(f"k = {int(k)} AND {_identifier(day_col)} IS NOT NULL")
+        .aggregate(f"{day} AS day, avg(ndcg) AS mean_ndcg, {half} AS half", "ALL")
+        .order("day")
+        .fetchall()
+    )
+    if not rows:
+        raise ValueError(f"no query has a {day_col} to draw a trend over")
+    first = rows[0][0]
+    points: list[Point] = []
+    for when, mean, half_width in rows:
+        if mean is not None:
+            low = None if half_width is None else float(mean) - float(half_width)
+            high = None if half_width is None else float(mean) + float(half_width)
+            points.append(((when - first).days + 1, float(mean), low, high))
+    return first, {f"NDCG@{k}": points}
 
 
 def difference_series(
@@ -196,6 +223,7 @@ def svg(
     conf: float = 0.95,
     note: str = "",
     difference: bool = False,
+    first_day: datetime.date | None = None,
 ) -> str:
     """An SVG line chart: x = cutoff k, y = mean NDCG@k, one line (color, dash, marker) per series.
 
@@ -204,7 +232,9 @@ def svg(
     points without one (None: fewer than 2 queries) get none. The y axis spans the data and the
     bands (within [0, 1]) with a margin; when it does not start at 0 the chart says so. ``note``
     is a line under the legend (e.g. which slices are drawn). ``difference=True`` draws
-    differences of means (B - A, in [-1, 1]) on an axis through 0, marked by a dark line.
+    differences of means (B - A, in [-1, 1]) on an axis through 0, marked by a dark line. With
+    ``first_day`` the x values are days, 1 = ``first_day`` (a trend over time: see
+    :func:`trend_series`), and the axis is labelled with dates.
 
     Example::
 
@@ -273,25 +303,33 @@ def svg(
         out.append(
             f'<text x="{_LEFT - 9}" y="{y(v) + 5:.1f}" text-anchor="end">{v:.{digits}f}</text>'
         )
-    k_step = next((s for s in _K_STEPS if max_k / s <= 10), max_k)
+    y_title = "difference of mean NDCG@k" if difference else "mean NDCG@k"
+    y_title = "mean NDCG" if first_day is not None else y_title
+
+    def x_text(k: int) -> str:
+        return str(k) if first_day is None else (first_day + datetime.timedelta(k - 1)).isoformat()
+
+    ticks = 10 if first_day is None else 5  # a date is wider than a cutoff
+    k_step = next((s for s in _K_STEPS if max_k / s <= ticks), max_k)
     for k in [1, *(m for m in range(k_step, max_k + 1, k_step) if m - 1 >= k_step / 2)]:
         out.append(
             f'<line x1="{x(k):.1f}" x2="{x(k):.1f}" y1="{_TOP + plot_h}" '
             f'y2="{_TOP + plot_h + 5}" stroke="#333"/>'
         )
-        out.append(f'<text x="{x(k):.1f}" y="{_TOP + plot_h + 21}" text-anchor="middle">{k}</text>')
+        out.append(
+            f'<text x="{x(k):.1f}" y="{_TOP + plot_h + 21}" text-anchor="middle">{x_text(k)}</text>'
+        )
     out.append(
         f'<rect x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
         f'stroke="#333"/>'
     )
     out.append(
         f'<text x="{_LEFT + plot_w / 2}" y="{_H - 14}" text-anchor="middle">'
-        "cutoff k (items looked at)</text>"
+        f"{'cutoff k (items looked at)' if first_day is None else 'day'}</text>"
     )
     out.append(
         f'<text transform="translate(20 {_TOP + plot_h / 2}) rotate(-90)" '
-        f'text-anchor="middle">{"difference of mean NDCG@k" if difference else "mean NDCG@k"}'
-        "</text>"
+        f'text-anchor="middle">{y_title}</text>'
     )
     if difference:  # the line of no difference
         out.append(
@@ -344,7 +382,8 @@ def svg(
             bounds = _interval(point)
             extra = f" [{bounds[0]:.4f}, {bounds[1]:.4f}] ({label})" if bounds else ""
             shown = f"{v:+.4f}" if difference else f"{v:.4f}"
-            out.append(_marker(shape, x(k), y(v), color, f"{name}: NDCG@{k} = {shown}{extra}"))
+            at = f"NDCG@{k}" if first_day is None else x_text(k)
+            out.append(_marker(shape, x(k), y(v), color, f"{name}: {at} = {shown}{extra}"))
         lx, ly = _LEFT + plot_w + 18, _TOP + 12 + 26 * i
         out.append(
             f'<line x1="{lx}" x2="{lx + 36}" y1="{ly}" y2="{ly}" stroke="{color}" '
@@ -386,6 +425,7 @@ def write(
     conf: float = 0.95,
     note: str = "",
     difference: bool = False,
+    first_day: datetime.date | None = None,
 ) -> list[Path]:
     """Write the chart as an HTML page (``.html``) and the bare ``.svg`` beside it; returns both.
 
@@ -397,7 +437,7 @@ def write(
         duckdb_ndcg.chart.write("ndcg.html", {"ranker A": [(1, 0.41, 0.38, 0.44), (2, 0.45)]})
     """
     page = check_path(path)
-    picture = svg(series, title, conf, note, difference)
+    picture = svg(series, title, conf, note, difference, first_day)
     banded = any(_interval(p) for points in series.values() for p in points)
     band = f" The shaded band is the {interval_label(conf)} of the mean." if banded else ""
     what = "Mean NDCG@k difference" if difference else "Mean NDCG@k"

@@ -294,7 +294,9 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "--format", choices=_STDOUT_FORMATS, help="with --output -: csv (default) or json"
     )
     ev.add_argument(
-        "--chart", help="write the NDCG@k curve (k = 1..max k, a line per slice) to this .html"
+        "--chart",
+        help="write the NDCG@k curve (k = 1..max k, a line per slice) to this .html; with one "
+        "--slice-by column of dates or timestamps, NDCG@(max k) over its days",
     )
     ev.set_defaults(run=_evaluate)
     _compare_parser(sub)
@@ -630,7 +632,16 @@ def _evaluate(args: argparse.Namespace) -> None:
         )
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         relation.order(", ".join(map(_quoted, keys))).to_table("_ndcg_result")  # computed once
-        if page:
+        first_day = None
+        if page and _is_time(relation, slices):  # one slice by day: NDCG@k over the days
+            _stage("computing the trend for the chart")
+            per_query = evaluate(args.rankings, args.events, k=[max(args.k)], **common)
+            first_day, series = chart.trend_series(per_query, slices[0], max(args.k))
+            title = f"Mean NDCG@{max(args.k)} per {slices[0]}"
+            title += ", exponential gain" if args.gain == "exponential" else ""
+            note = ""
+            chart.svg(series, title, first_day=first_day)  # fails before writing
+        elif page:
             _stage("computing the NDCG@k curve for the chart")
             cuts = list(range(1, max(args.k) + 1))
             curve = evaluate(args.rankings, args.events, k=cuts, **common)
@@ -646,8 +657,20 @@ def _evaluate(args: argparse.Namespace) -> None:
     else:
         _show(con.table("_ndcg_result"))
     if page:
-        written = chart.write(page, series, title, note=note)
+        written = chart.write(page, series, title, note=note, first_day=first_day)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
+
+
+_TIMES = {"date", "timestamp", "timestamp with time zone", "timestamp_s", "timestamp_ms"}
+_TIMES |= {"timestamp_ns"}
+
+
+def _is_time(relation: duckdb.DuckDBPyRelation, slices: list[str]) -> bool:
+    """One slice column, of dates or timestamps: the chart is a trend over its days."""
+    if len(slices) != 1:
+        return False
+    types = dict(zip(relation.columns, relation.types, strict=True))
+    return slices[0] in types and str(types[slices[0]]).lower() in _TIMES
 
 
 def _omitted_note(series: chart.Curves) -> str:

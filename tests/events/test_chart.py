@@ -275,3 +275,41 @@ def test_compare_chart_draws_b_minus_a_per_k_with_its_interval(
         assert (got_low, got_high) == (pytest.approx(low, abs=5e-5), pytest.approx(high, abs=5e-5))
     assert 'class="zero"' in text and "difference of mean NDCG@k" in text
     assert _texts_outside((tmp_path / "d.svg").read_text()) == []
+
+
+def test_a_slice_by_day_draws_a_trend_over_the_days(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--slice-by day (a DATE column) --chart: x = day (a gap stays a gap), y = mean NDCG@k of the
+    day's queries with its t-interval, checked against scipy on the per-query NDCG."""
+    from scipy import stats
+
+    days = {"2024-03-01": 4, "2024-03-02": 3, "2024-03-05": 5}  # queries per day; 03-03/04 none
+    shown, events, by_day = ["query_id,item_id,position,day"], ["query_id,item_id,event_type"], {}
+    for day, n in days.items():
+        for q in range(n):
+            qid = f"{day}-{q}"
+            shown += [f"{qid},a,1,{day}", f"{qid},b,2,{day}", f"{qid},c,3,{day}"]
+            hit = "abc"[q % 3]
+            events.append(f"{qid},{hit},click")
+            # one relevant item at position p: NDCG@3 = 1 / log2(p + 1)
+            by_day.setdefault(day, []).append(1 / __import__("math").log2("abc".index(hit) + 2))
+    (tmp_path / "shown.csv").write_text("\n".join(shown) + "\n")
+    (tmp_path / "events.csv").write_text("\n".join(events) + "\n")
+    page = tmp_path / "t.html"
+    args = ["--slice-by", "day", "--k", "3", "--summary", "--chart", str(page)]
+    code = cli.main(["evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"), *args])
+    assert code == 0, capsys.readouterr().err
+    text = page.read_text()
+    tips = re.findall(r"<title>NDCG@3: (\d{4}-\d\d-\d\d) = ([\d.]+) \[([\d.]+), ([\d.]+)\]", text)
+    assert [t[0] for t in tips] == list(days)
+    xs = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', text)[: len(days)]]
+    assert (xs[1] - xs[0]) * 3 == pytest.approx(xs[2] - xs[1], abs=0.2)  # 1 day, then 3 days
+    for (day, mean, low, high), values in zip(tips, by_day.values(), strict=True):
+        want = stats.ttest_1samp(values, 0).confidence_interval(0.95)
+        assert float(mean) == pytest.approx(sum(values) / len(values), abs=5e-5)
+        assert (float(low), float(high)) == (
+            pytest.approx(want.low, abs=5e-5), pytest.approx(want.high, abs=5e-5)
+        )
+    assert ">day</text>" in text and ">2024-03-01</text>" in text
+    assert _texts_outside((tmp_path / "t.svg").read_text()) == []
