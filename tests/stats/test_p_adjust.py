@@ -109,7 +109,8 @@ def test_columns_named_like_the_working_columns(
                    ('c', 0.03, 300)) t(name, p_value, "{column}")""")
     for method in METHODS:
         out = con.execute("SELECT * FROM p_adjust('res', method := ?) ORDER BY name", [method])
-        assert [c[0] for c in out.description] == ["name", "p_value", column, "p_adjusted", "reject"]
+        names = [c[0] for c in out.description]
+        assert names == ["name", "p_value", column, "p_adjusted", "reject"]
         got = out.fetchall()
         reject, adjusted, _, _ = multipletests([0.01, 0.04, 0.03], 0.05, METHODS[method])
         assert [r[2] for r in got] == [100, 200, 300]
