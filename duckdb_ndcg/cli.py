@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import re
 import shlex
+import shutil
 import sys
+import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import duckdb
 
 from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.conventions import REPORT_METRICS
-from duckdb_ndcg.evaluate import evaluate
+from duckdb_ndcg.evaluate import _checked_report_options, checked_metrics, evaluate, open_source
 from duckdb_ndcg.macros import OLDEST_STORAGE, install, macro, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
+_STDOUT_FORMATS = ("csv", "json")  # --output - --format
 _CHARTS = (".html", ".htm")
 _CHART_MAX_K = 1000  # the curve is computed for every k up to the largest --k
 _NUMBERS = {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint"}
@@ -63,8 +67,21 @@ _PARAMETER = re.compile(
 _SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping|denominator|p|threshold|metrics)(?= )|(?<=\bin )(mapping)\b")
 
 
+# Exit codes: 0 done; 2 the command line is wrong (an unknown flag or value, a bad combination, an
+# input or output path that does not exist or cannot be used), nothing was read; 1 the command was
+# well formed but the data or the run failed (a missing column, duplicates, an unknown event type,
+# out of memory, an output that cannot be written); 130 interrupted (Ctrl-C).
+USAGE, DATA, INTERRUPTED = 2, 1, 130
+_T = TypeVar("_T")
+_STDIO = "-"  # --output -: the result on stdout; an input -: read from stdin
+
+
 class UsageError(Exception):
-    """A problem the user can fix: printed as one line, exit code 2."""
+    """A problem of the command line: printed as one line, exit code 2."""
+
+
+class DataError(Exception):
+    """A problem of the data or the run, found by the CLI itself: one line, exit code 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -156,6 +173,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _unit(text: str) -> float:
+    """A number strictly between 0 and 1 (--conf, --alpha)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
 def _number(text: str) -> int | float:
     """A number as written: 4 stays the integer 4 (SQL errors then print it as the macros do)."""
     try:
@@ -199,8 +227,8 @@ default event -> grade mapping (replace it with --mapping):
   {_grades()}
 an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
-    ev.add_argument("rankings", help="rankings: a .parquet/.csv file, or a table of --db")
-    ev.add_argument("events", help="events: a .parquet/.csv file, or a table of --db")
+    ev.add_argument("rankings", help="rankings: a .parquet/.csv file, a table of --db, or -")
+    ev.add_argument("events", help="events: a .parquet/.csv file, a table of --db, or - (stdin)")
     ev.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
     ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 1,5,10 (default 10)")
     ev.add_argument("--slice-by", default="", help="comma-separated columns of rankings")
@@ -259,9 +287,16 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "--memory-limit",
         help="DuckDB's memory_limit for this run, e.g. 2GB (default: DuckDB's, 80%% of RAM)",
     )
-    ev.add_argument("--output", help="write the result to a .csv, .json or .parquet file")
     ev.add_argument(
-        "--chart", help="write the NDCG@k curve (k = 1..max k, a line per slice) to this .html"
+        "--output", help="write the result to a .csv, .json or .parquet file, or - for stdout"
+    )
+    ev.add_argument(
+        "--format", choices=_STDOUT_FORMATS, help="with --output -: csv (default) or json"
+    )
+    ev.add_argument(
+        "--chart",
+        help="write the NDCG@k curve (k = 1..max k, a line per slice) to this .html; with one "
+        "--slice-by column of dates or timestamps, NDCG@(max k) over its days",
     )
     ev.set_defaults(run=_evaluate)
     _compare_parser(sub)
@@ -382,6 +417,73 @@ def _target(text: str, flag: str, suffixes: Sequence[str], inputs: dict[Path, st
     return path
 
 
+def _output(args: argparse.Namespace, inputs: dict[Path, str]) -> Path | str | None:
+    """``--output``: a checked file path, ``-`` (stdout) or None; ``--format`` only with ``-``."""
+    if args.format and args.output != _STDIO:
+        raise UsageError(
+            f"--format {args.format}: only with --output - (a file's format is its suffix)"
+        )
+    if args.output == _STDIO:
+        return _STDIO
+    return args.output and _target(args.output, "--output", tuple(_OUTPUTS), inputs)
+
+
+def _emit(con: duckdb.DuckDBPyConnection, table: str, output: Path | str, form: str | None) -> None:
+    """The table to ``output``: a file (and a line on stderr saying so), or stdout as CSV/JSON
+    written by DuckDB exactly as to a file."""
+    if output != _STDIO:
+        _write(con, table, output)
+        rows = con.table(table).aggregate("count(*)").fetchall()[0][0]
+        print(f"wrote {rows} rows to {output}", file=sys.stderr)
+        return
+    with tempfile.TemporaryDirectory(prefix="duckdb-ndcg-") as folder:
+        path = Path(folder) / f"result.{form or 'csv'}"
+        _write(con, table, path, output=_STDIO)
+        with path.open(encoding="utf-8") as file:
+            shutil.copyfileobj(file, sys.stdout)
+    sys.stdout.flush()
+
+
+def _open_inputs(
+    con: duckdb.DuckDBPyConnection, args: argparse.Namespace, roles: dict[str, str]
+) -> None:
+    """Each input (``roles``: argument name -> role) checked to exist before any work (else exit 2);
+    ``-`` is read from stdin (CSV, or Parquet by its magic bytes) into the table ``stdin``."""
+    stdin = [name for name in roles if getattr(args, name) == _STDIO]
+    if len(stdin) > 1:
+        raise UsageError(f"{' and '.join(roles[n] for n in stdin)} are both -: stdin is read once")
+    for name, role in roles.items():
+        text = getattr(args, name)
+        if text is None:
+            continue
+        if text == _STDIO:
+            setattr(args, name, _read_stdin(con, role))
+            continue
+        path = Path(text)
+        try:
+            open_source(con, text, role)
+        except ValueError as error:
+            if path.is_file():  # it exists, but its content cannot be read: the data's problem
+                raise
+            raise UsageError(_first_line(error)) from None
+
+
+def _read_stdin(con: duckdb.DuckDBPyConnection, role: str) -> str:
+    data = sys.stdin.buffer.read()
+    if not data.strip():
+        raise DataError(f"{role} is - but stdin is empty")
+    reader, suffix = ("read_parquet", ".parquet") if data[:4] == b"PAR1" else ("read_csv", ".csv")
+    with tempfile.TemporaryDirectory(prefix="duckdb-ndcg-") as folder:
+        path = Path(folder) / f"stdin{suffix}"
+        path.write_bytes(data)
+        try:
+            con.execute(f"CREATE TEMP TABLE stdin AS SELECT * FROM {reader}(?)", [str(path)])
+        except duckdb.Error as error:
+            reason = _first_line(error).replace(str(path), "stdin")
+            raise DataError(f"{role} from stdin cannot be read: {reason}") from None
+    return "stdin"
+
+
 def _is_duckdb_file(path: Path) -> bool:
     with path.open("rb") as file:
         return file.read(12)[8:] == b"DUCK"  # a DuckDB file's magic bytes
@@ -411,15 +513,16 @@ def _check_rank_column(con: duckdb.DuckDBPyConnection, args: argparse.Namespace)
         return  # evaluate() names a missing or unreadable input
     types = dict(zip(relation.columns, relation.types, strict=True))
     if column in types and types[column].id not in _NUMBERS:
-        raise UsageError(
+        raise DataError(
             f"rankings {args.rankings}: column {column!r} ({flag}) is {types[column]}, "
             "not a number; rank by a numeric position or score column"
         )
 
 
-def _write(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
+def _write(con: duckdb.DuckDBPyConnection, table: str, path: Path, output: str = "") -> None:
     """COPY ``table`` to ``path`` through a temporary file beside it, renamed into place, so an
-    interrupted write never leaves a truncated file that looks complete."""
+    interrupted write never leaves a truncated file that looks complete. ``output``: the
+    --output value to name in an error, when it is not the path."""
     kind = _OUTPUTS[path.suffix.lower()]
     options = "FORMAT JSON, ARRAY true" if kind == "JSON" else f"FORMAT {kind}"
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -429,7 +532,7 @@ def _write(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
     except (duckdb.IOException, OSError) as error:
         reason = str(error).splitlines()[0].replace(str(temporary), str(path))
         reason = re.sub(r"^(IO Error|\[Errno \d+\]) ?:? ?", "", reason)
-        raise UsageError(f"--output {path} cannot be written: {reason}") from None
+        raise DataError(f"--output {output or path} cannot be written: {reason}") from None
     finally:
         if temporary.is_file():
             temporary.unlink()
@@ -460,12 +563,32 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _check_report_options(args: argparse.Namespace) -> None:
+    """The report options' combinations, checked before any input is read (exit code 2)."""
+    unknown = "ignore" if args.ignore_unknown else "error"
+    duplicates = "allow" if args.allow_duplicates else "error"
+    _arguments_only(
+        lambda: _checked_report_options(
+            args.k, args.ties, args.gain, 2, args.collapse, args.time_col, unknown, duplicates
+        )
+    )
+
+
 def _evaluate(args: argparse.Namespace) -> None:
     files = {"rankings": args.rankings, "events": args.events, "--mapping": args.mapping}
     inputs = {Path(v).resolve(): f"{k} file" for k, v in files.items() if v and Path(v).is_file()}
     if args.db:
         inputs[Path(args.db).resolve()] = "--db file"
-    output = args.output and _target(args.output, "--output", tuple(_OUTPUTS), inputs)
+    output = _output(args, inputs)
+    _check_report_options(args)
+    if args.metrics or args.threshold is not None or args.max_grade is not None:
+        _arguments_only(
+            lambda: checked_metrics(
+                args.metrics or ["ndcg"],
+                1 if args.threshold is None else args.threshold,
+                "mapping" if args.max_grade is None else args.max_grade,
+            )
+        )
     page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
     if page:
         _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
@@ -481,6 +604,7 @@ def _evaluate(args: argparse.Namespace) -> None:
         con.execute(f"SET memory_limit = '{args.memory_limit}'")
     if args.db:  # read-only: the report's temporary views and macros live in memory
         _attach(con, args.db)
+    _open_inputs(con, args, {"rankings": "rankings", "events": "events", "mapping": "mapping"})
     _check_rank_column(con, args)
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
     common = {
@@ -516,25 +640,52 @@ def _evaluate(args: argparse.Namespace) -> None:
         )
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         relation.order(", ".join(map(_quoted, keys))).to_table("_ndcg_result")  # computed once
-        if page:
+        first_day = None
+        if page and _is_time(relation, slices):  # one slice by day: NDCG@k over the days
+            _stage("computing the trend for the chart")
+            per_query = evaluate(args.rankings, args.events, k=[max(args.k)], **common)
+            first_day, series = chart.trend_series(per_query, slices[0], max(args.k))
+            title = f"Mean NDCG@{max(args.k)} per {slices[0]}"
+            title += ", exponential gain" if args.gain == "exponential" else ""
+            note = ""
+            chart.svg(series, title, first_day=first_day)  # fails before writing
+        elif page:
             _stage("computing the NDCG@k curve for the chart")
             cuts = list(range(1, max(args.k) + 1))
             curve = evaluate(args.rankings, args.events, k=cuts, **common)
-            series = chart.curve_series(curve, slices)
+            series = chart.curve_series(curve, slices, max_series=chart.MAX_SERIES)
             title = f"Mean NDCG@k, k = 1..{max(args.k)}"
             title += ", exponential gain" if args.gain == "exponential" else ""
             title += f", per {', '.join(slices)}" if slices else ", all queries"
-            chart.svg(series, title)  # a chart that cannot be drawn fails before any writing
+            note = _omitted_note(series)
+            chart.svg(series, title, note=note)  # one that cannot be drawn fails before writing
     if output:
         _stage(f"writing {output}")
-        _write(con, "_ndcg_result", output)
-        rows = con.table("_ndcg_result").aggregate("count(*)").fetchall()[0][0]
-        print(f"wrote {rows} rows to {output}", file=sys.stderr)
+        _emit(con, "_ndcg_result", output, args.format)
     else:
         _show(con.table("_ndcg_result"))
     if page:
-        written = chart.write(page, series, title)
+        written = chart.write(page, series, title, note=note, first_day=first_day)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
+
+
+_TIMES = {"date", "timestamp", "timestamp with time zone", "timestamp_s", "timestamp_ms"}
+_TIMES |= {"timestamp_ns"}
+
+
+def _is_time(relation: duckdb.DuckDBPyRelation, slices: list[str]) -> bool:
+    """One slice column, of dates or timestamps: the chart is a trend over its days."""
+    if len(slices) != 1:
+        return False
+    types = dict(zip(relation.columns, relation.types, strict=True))
+    return slices[0] in types and str(types[slices[0]]).lower() in _TIMES
+
+
+def _omitted_note(series: chart.Curves) -> str:
+    """The chart's line saying which slices it draws, when it does not draw them all."""
+    if not series.omitted:
+        return ""
+    return f"the {len(series)} of {len(series) + series.omitted} slices with the most queries"
 
 
 def _compare_parser(sub: argparse._SubParsersAction) -> None:
@@ -548,17 +699,17 @@ difference B - A with its confidence interval, the test's p-value corrected acro
 the rows, and B's wins / ties / losses over the queries (compare_summary).
 Inputs and columns as for duckdb-ndcg evaluate.""",
     )
-    cmp.add_argument("rankings_a", help="ranker A: a .parquet/.csv file, or a table of --db")
-    cmp.add_argument("rankings_b", help="ranker B: a .parquet/.csv file, or a table of --db")
-    cmp.add_argument("events", help="events: a .parquet/.csv file, or a table of --db")
+    cmp.add_argument("rankings_a", help="ranker A: a .parquet/.csv file, a table of --db, or -")
+    cmp.add_argument("rankings_b", help="ranker B: a .parquet/.csv file, a table of --db, or -")
+    cmp.add_argument("events", help="events: a .parquet/.csv file, a table of --db, or - (stdin)")
     cmp.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
     cmp.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 5,10 (default 10)")
     cmp.add_argument("--slice-by", default="", help="comma-separated columns of the rankings")
     cmp.add_argument("--test", default="t", choices=TESTS, help="significance test (default t)")
-    cmp.add_argument("--conf", type=float, default=0.95, help="interval level (default 0.95)")
+    cmp.add_argument("--conf", type=_unit, default=0.95, help="interval level (default 0.95)")
     cmp.add_argument("--correction", default="holm", choices=CORRECTIONS,
                      help="multiple-testing correction across rows (default holm)")
-    cmp.add_argument("--alpha", type=float, default=0.05, help="level of reject (default 0.05)")
+    cmp.add_argument("--alpha", type=_unit, default=0.05, help="level of reject (default 0.05)")
     cmp.add_argument("--query-set", default="both", choices=QUERY_SETS,
                      help="queries compared: shown by both rankers (default), either, a or b")
     cmp.add_argument("--missing", default="zero", choices=MISSING,
@@ -581,7 +732,12 @@ Inputs and columns as for duckdb-ndcg evaluate.""",
     cmp.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
     cmp.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
     cmp.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
-    cmp.add_argument("--output", help="write the summary table to a .csv, .json or .parquet file")
+    cmp.add_argument("--output", help="write the summary table to a .csv, .json or .parquet "
+                     "file, or - for stdout (then no verdict lines)")
+    cmp.add_argument("--format", choices=_STDOUT_FORMATS,
+                     help="with --output -: csv (default) or json")
+    cmp.add_argument("--chart", help="write B - A of mean NDCG@k (k = 1..max k) with its "
+                     "--conf t-interval, a line per slice, to this .html")
     cmp.set_defaults(run=_compare)
 
 
@@ -591,10 +747,21 @@ def _compare(args: argparse.Namespace) -> None:
     inputs = {Path(v).resolve(): f"{k} file" for k, v in files.items() if v and Path(v).is_file()}
     if args.db:
         inputs[Path(args.db).resolve()] = "--db file"
-    output = args.output and _target(args.output, "--output", tuple(_OUTPUTS), inputs)
+    output = _output(args, inputs)
+    page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
+    if page:
+        _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
+        if max(args.k) > _CHART_MAX_K:
+            raise UsageError(
+                f"--chart draws B - A at k = 1..{max(args.k)} (up to the largest --k), more "
+                f"than {_CHART_MAX_K} points a line: chart with a smaller --k"
+            )
+    _check_report_options(args)
     con = _connect()
     if args.db:
         _attach(con, args.db)
+    roles = {"rankings_a": "rankings_a", "rankings_b": "rankings_b", "events": "events"}
+    _open_inputs(con, args, {**roles, "mapping": "mapping"})
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
     with _warnings_to_stderr("duckdb-ndcg compare"):
         _stage("reading, grading and testing")
@@ -610,24 +777,50 @@ def _compare(args: argparse.Namespace) -> None:
             duplicates="allow" if args.allow_duplicates else "error",
         )
         relation.to_table("_ndcg_compare")  # computed once
+        if page:
+            _stage("computing B - A at every k for the chart")
+            curve = compare(
+                args.rankings_a, args.rankings_b, args.events, k=list(range(1, max(args.k) + 1)),
+                slice_by=slices, test="t", conf=args.conf, correction="none",
+                query_set=args.query_set, missing=args.missing, con=con,
+                query_col=args.query_col, item_col=args.item_col,
+                position_col=args.position_col, score_col=args.score_col, ties=args.ties,
+                gain=args.gain, event_col=args.event_col, mapping=args.mapping,
+                collapse=args.collapse, time_col=args.time_col,
+                unknown="ignore" if args.ignore_unknown else "error",
+                duplicates="allow" if args.allow_duplicates else "error",
+            )
+            series = chart.difference_series(curve, slices, max_series=chart.MAX_SERIES)
+            title = f"B − A, mean NDCG@k, k = 1..{max(args.k)}"
+            title += f", per {', '.join(slices)}" if slices else ""
+            note = _omitted_note(series)
+            chart.svg(series, title, args.conf, note, difference=True)  # fails before writing
     table = con.table("_ndcg_compare")
-    for row in table.fetchall():
+    for row in table.fetchall() if output != _STDIO else ():  # with -, the table alone
         values = dict(zip(table.columns, row, strict=True))
         where = ", ".join(f"{name}={values[name]}" for name in slices)
         cut = "NDCG" if values["k"] is None else f"NDCG@{values['k']}"
         print(f"{where + ', ' if where else ''}{cut}, {values['queries']} queries: "
               f"{verdict(values, test=args.test, correction=args.correction)}")
     if output:
-        _write(con, "_ndcg_compare", output)
-        print(f"wrote {len(table.fetchall())} rows to {output}", file=sys.stderr)
+        _emit(con, "_ndcg_compare", output, args.format)
+    if page:
+        written = chart.write(page, series, title, args.conf, note, difference=True)
+        print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
 
 
 def _install(args: argparse.Namespace) -> None:
-    install(
-        args.database,
-        storage_compatibility_version=args.storage_compatibility_version,
-        replace=args.replace,
-    )
+    try:
+        install(
+            args.database,
+            storage_compatibility_version=args.storage_compatibility_version,
+            replace=args.replace,
+        )
+    except ValueError as error:
+        path = Path(args.database)  # a path that is no database file: the command line's error
+        if path.exists() and (path.is_dir() or not _is_duckdb_file(path)):
+            raise UsageError(_first_line(error)) from None
+        raise
     print(f"installed the duckdb_ndcg macros into {args.database}")
 
 
@@ -660,7 +853,7 @@ def _sql(args: argparse.Namespace) -> None:
             raise UsageError(
                 f"{', '.join(flags)}: only with --dialect (without it, sql prints the macro's SQL)"
             )
-        print(macro(args.name).sql.rstrip())
+        print(_arguments_only(lambda: macro(args.name).sql.rstrip()))
         return
     if args.name == "ndcg_report":  # the portable pipeline is not the macro: it lacks options
         raise UsageError(
@@ -681,9 +874,19 @@ def _sql(args: argparse.Namespace) -> None:
     if given.get("empty_ideal") == _NULL:
         given["empty_ideal"] = None
     if target == "events":
-        print(events_to_sql(args.dialect, **{"rankings": "rankings", "events": "events", **given}))
+        given = {"rankings": "rankings", "events": "events", **given}
+        print(_arguments_only(lambda: events_to_sql(args.dialect, **given)))
     else:
-        print(to_sql(args.name, args.dialect, **{"table": "judged_run", **given}))
+        given = {"table": "judged_run", **given}
+        print(_arguments_only(lambda: to_sql(args.name, args.dialect, **given)))
+
+
+def _arguments_only(make: Callable[[], _T]) -> _T:
+    """``make()``, which reads no data: any ValueError it raises is about the command line."""
+    try:
+        return make()
+    except ValueError as error:
+        raise UsageError(_first_line(error)) from None
 
 
 def _clear_demo_tables(con: duckdb.DuckDBPyConnection, keep: str, replace: bool) -> None:
@@ -817,11 +1020,15 @@ def _first_line(error: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 2 bad input). Example: ``duckdb-ndcg demo``."""
+    """Run the CLI; returns the exit code: 0 done, 2 a usage error, 1 a data error, 130
+    interrupted. Example: ``duckdb-ndcg demo``."""
     try:
         args, extra = _parser().parse_known_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error already printed
         return done.code if isinstance(done.code, int) else 0
+    except KeyboardInterrupt:
+        print("duckdb-ndcg: interrupted", file=sys.stderr)
+        return INTERRUPTED
     prog = f"duckdb-ndcg {args.command}"
     try:
         if extra:
@@ -830,13 +1037,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 0
+    except (KeyboardInterrupt, duckdb.InterruptException):  # Ctrl-C, in Python or in a query
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except duckdb.OutOfMemoryException as error:
         print(f"{prog}: {_first_line(error)}. {_OUT_OF_MEMORY}", file=sys.stderr)
-        return 2
-    except (UsageError, ValueError, duckdb.Error, OSError) as error:
-        message = _first_line(error)
-        print(f"{prog}: {_cli_wording(message)}", file=sys.stderr)
-        return 2
+        return DATA
+    except UsageError as error:
+        print(f"{prog}: {_cli_wording(_first_line(error))}", file=sys.stderr)
+        return USAGE
+    except (DataError, ValueError, duckdb.Error, OSError) as error:
+        print(f"{prog}: {_cli_wording(_first_line(error))}", file=sys.stderr)
+        return DATA
     return 0
 
 

@@ -11,13 +11,16 @@
 --   alpha   reject = the hypothesis is rejected at family-wise (holm, bonferroni) or false
 --           discovery (bh) rate alpha, with statsmodels' comparisons.
 -- m, the family size, counts the non-NULL p-values; a NULL p-value gets NULL p_adjusted and
--- reject. A p-value outside [0, 1], an unknown method, alpha outside (0, 1] or a name in `by`
+-- reject. A table that already has p_adjusted or reject columns (a compare_summary result
+-- corrected again, by k or with another method) gets them replaced, not repeated as
+-- p_adjusted_1; the table's own columns are carried as one row value, so no column of it can
+-- be taken for one of the macro's working columns (_p, _m, ...). A p-value outside [0, 1], an unknown method, alpha outside (0, 1] or a name in `by`
 -- that is not a column are errors.
 -- Example: SELECT * FROM p_adjust('results', method := 'bh', by := ['k']);
 CREATE OR REPLACE MACRO p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[],
                                  alpha := 0.05) AS TABLE
 WITH _ndcg_keyed AS (
-    SELECT *,
+    SELECT struct_pack(*COLUMNS(lambda c: c NOT IN ('p_adjusted', 'reject') OR c = p_col)) AS _row,
            to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = p_col))) AS _fam_cols,
            COLUMNS(lambda c: c = p_col)::DOUBLE AS _p
     FROM query_table(tbl)
@@ -48,7 +51,7 @@ _ndcg_adjusted AS (
            w_down AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
                       ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)
 )
-SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_reject),
+SELECT unnest(_row),
        CASE
            WHEN method IS NULL OR method NOT IN ('holm', 'bonferroni', 'bh') THEN
                error('duckdb_ndcg: method must be ''holm'', ''bonferroni'' or ''bh'', got '

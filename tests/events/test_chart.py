@@ -135,3 +135,181 @@ def test_demo_chart_draws_a_band_per_ranker(
         assert f"ranker {ranker}: 95 % t-interval of the mean" in text
     assert (tmp_path / "d.svg").read_text().count('class="ci-band"') == 2
     capsys.readouterr()
+
+
+# -- issue 20, item 8: a legend that fits, and more slices than a chart can show -------------------
+
+
+def _rendered_width(text: str, size: float) -> float:
+    """The text's width as a font renderer lays it out: matplotlib with DejaVu Sans, the
+    sans-serif a browser falls back to where Helvetica and Arial are missing."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    font = FontProperties(family="DejaVu Sans", size=size)
+    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0]
+
+
+def _texts_outside(picture: str) -> list[str]:
+    """Texts of the legend (start-anchored, right of the plot) that end beyond the viewBox."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(picture)
+    width = float(root.get("viewBox").split()[2])
+    assert width == float(root.get("width"))
+    outside = []
+    for text in root.iter("{http://www.w3.org/2000/svg}text"):
+        if text.get("text-anchor") or "transform" in text.attrib or float(text.get("x")) < 590:
+            continue
+        size = float(text.get("font-size", root.get("font-size")))
+        if float(text.get("x")) + _rendered_width(text.text, size) > width:
+            outside.append(text.text)
+    return outside
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["ranker A"],  # the shaded entry was the one clipped: 'shaded: 95 % t-in...'
+        ["device=mobile", "device=desktop"],
+        ["query_class=WWWWWWWWWWWWMMMMMMMM, device=tablet"],
+        ["región=España, día=2024-01-01", "語=日本語のテキスト"],
+        [f"slice=s{i:02d}" for i in range(12)],
+    ],
+)
+def test_every_legend_text_fits_in_the_picture(names: list[str]) -> None:
+    series = {name: [(1, 0.5, 0.4, 0.6), (2, 0.6, 0.5, 0.7)] for name in names}
+    picture = chart.svg(series, "t")
+    assert ">shaded: 95 % t-interval</text>" in picture
+    assert _texts_outside(picture) == []
+    noted = chart.svg(series, "t", note="the 12 of 40 slices with the most queries")
+    assert _texts_outside(noted) == [] and 'class="note"' in noted
+
+
+def test_text_width_is_never_below_the_rendered_width() -> None:
+    import string
+
+    for text in [string.printable.strip(), "shaded: 95 % t-interval", "ñ日本", "il1 |"]:
+        assert chart.text_width(text, 14) >= _rendered_width(text, 14) - 1e-9, text
+
+
+def test_more_slices_than_the_chart_shows_draws_the_largest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """15 slices: the evaluate result is still written and printed; the chart draws the 12 with
+    the most queries and says so, and a warning names how many were left out."""
+    rows = ["query_id,item_id,position,shop"]
+    events = ["query_id,item_id,event_type"]
+    for shop in range(15):
+        for q in range(shop + 1):  # shop s has s + 1 queries: shops 0, 1, 2 are the smallest
+            rows += [f"s{shop}q{q},a,1,shop{shop:02d}", f"s{shop}q{q},b,2,shop{shop:02d}"]
+            events.append(f"s{shop}q{q},{'ab'[q % 2]},click")
+    (tmp_path / "shown.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "events.csv").write_text("\n".join(events) + "\n")
+    page = tmp_path / "c.html"
+    args = ["--slice-by", "shop", "--summary", "--chart", str(page), "--output", "-"]
+    code = cli.main(["evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"), *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1 + 15  # the summary of every slice
+    warned = [line for line in err.splitlines() if "warning" in line]
+    assert warned == [
+        "duckdb-ndcg evaluate: warning: the chart draws the 12 slices with the most queries of "
+        "15: 3 slices (6 queries) are not drawn"
+    ]
+    text = page.read_text()
+    drawn = re.findall(r"<text x=\"[\d.]+\" y=\"[\d.]+\">shop=(shop\d\d)</text>", text)
+    assert drawn == [f"shop{s:02d}" for s in range(3, 15)]
+    assert "the 12 of 15 slices with the most queries" in text
+    assert _texts_outside((tmp_path / "c.svg").read_text()) == []
+
+
+def test_compare_chart_draws_b_minus_a_per_k_with_its_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare --chart: B − A of mean NDCG@k at k = 1..3 with the paired t-interval, checked
+    against scipy on the per-query NDCG of each ranker (ndcg_report, tested against trec_eval)."""
+    import random
+
+    from scipy import stats
+
+    rng = random.Random(5)
+    a, b, events = ["query_id,item_id,position"], ["query_id,item_id,position"], []
+    for q in range(30):
+        items = [f"i{j}" for j in range(5)]
+        rng.shuffle(items)
+        a += [f"q{q},{item},{pos}" for pos, item in enumerate(items, 1)]
+        rng.shuffle(items)
+        b += [f"q{q},{item},{pos}" for pos, item in enumerate(items, 1)]
+        events += [f"q{q},{item},{rng.choice(['click', 'purchase'])}" for item in items[:2]]
+    (tmp_path / "a.csv").write_text("\n".join(a) + "\n")
+    (tmp_path / "b.csv").write_text("\n".join(b) + "\n")
+    (tmp_path / "events.csv").write_text("query_id,item_id,event_type\n" + "\n".join(events) + "\n")
+    page = tmp_path / "d.html"
+    files = [str(tmp_path / name) for name in ("a.csv", "b.csv", "events.csv")]
+    code = cli.main(["compare", *files, "--k", "3", "--chart", str(page)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1 and f"chart: {page}" in err  # the verdict, as before
+    text = page.read_text()
+    tips = {
+        int(k): (point, float(low), float(high))
+        for k, point, low, high in re.findall(
+            r"<title>B − A: NDCG@(\d) = ([+-][\d.]+) \[([-\d.]+), ([-\d.]+)\]", text
+        )
+    }
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        per_query = {}
+        for ranker, path in (("a", files[0]), ("b", files[1])):
+            rows = con.execute(
+                "SELECT query_id, k, ndcg FROM ndcg_report(?, ?, k := [1, 2, 3])", [path, files[2]]
+            ).fetchall()
+            per_query[ranker] = {(q, k): v for q, k, v in rows}
+    assert sorted(tips) == [1, 2, 3]
+    for k in (1, 2, 3):
+        diffs = [per_query["b"][q, k] - per_query["a"][q, k] for q in (f"q{i}" for i in range(30))]
+        low, high = stats.ttest_1samp(diffs, 0).confidence_interval(0.95)
+        point, got_low, got_high = tips[k]
+        assert point == f"{sum(diffs) / len(diffs):+.4f}"
+        assert (got_low, got_high) == (pytest.approx(low, abs=5e-5), pytest.approx(high, abs=5e-5))
+    assert 'class="zero"' in text and "difference of mean NDCG@k" in text
+    assert _texts_outside((tmp_path / "d.svg").read_text()) == []
+
+
+def test_a_slice_by_day_draws_a_trend_over_the_days(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--slice-by day (a DATE column) --chart: x = day (a gap stays a gap), y = mean NDCG@k of the
+    day's queries with its t-interval, checked against scipy on the per-query NDCG."""
+    from scipy import stats
+
+    days = {"2024-03-01": 4, "2024-03-02": 3, "2024-03-05": 5}  # queries per day; 03-03/04 none
+    shown, events, by_day = ["query_id,item_id,position,day"], ["query_id,item_id,event_type"], {}
+    for day, n in days.items():
+        for q in range(n):
+            qid = f"{day}-{q}"
+            shown += [f"{qid},a,1,{day}", f"{qid},b,2,{day}", f"{qid},c,3,{day}"]
+            hit = "abc"[q % 3]
+            events.append(f"{qid},{hit},click")
+            # one relevant item at position p: NDCG@3 = 1 / log2(p + 1)
+            by_day.setdefault(day, []).append(1 / __import__("math").log2("abc".index(hit) + 2))
+    (tmp_path / "shown.csv").write_text("\n".join(shown) + "\n")
+    (tmp_path / "events.csv").write_text("\n".join(events) + "\n")
+    page = tmp_path / "t.html"
+    args = ["--slice-by", "day", "--k", "3", "--summary", "--chart", str(page)]
+    code = cli.main(["evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"), *args])
+    assert code == 0, capsys.readouterr().err
+    text = page.read_text()
+    tips = re.findall(r"<title>NDCG@3: (\d{4}-\d\d-\d\d) = ([\d.]+) \[([\d.]+), ([\d.]+)\]", text)
+    assert [t[0] for t in tips] == list(days)
+    xs = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', text)[: len(days)]]
+    assert (xs[1] - xs[0]) * 3 == pytest.approx(xs[2] - xs[1], abs=0.2)  # 1 day, then 3 days
+    for (day, mean, low, high), values in zip(tips, by_day.values(), strict=True):
+        want = stats.ttest_1samp(values, 0).confidence_interval(0.95)
+        assert float(mean) == pytest.approx(sum(values) / len(values), abs=5e-5)
+        assert (float(low), float(high)) == (
+            pytest.approx(want.low, abs=5e-5), pytest.approx(want.high, abs=5e-5)
+        )
+    assert ">day</text>" in text and ">2024-03-01</text>" in text
+    assert _texts_outside((tmp_path / "t.svg").read_text()) == []

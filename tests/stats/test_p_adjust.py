@@ -75,3 +75,45 @@ def test_p_value_out_of_range(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE res AS SELECT * FROM (VALUES (0.5), (1.5)) t(p_value)")
     with pytest.raises(duckdb.Error, match="p_value must be between 0 and 1, got 1.5"):
         con.execute("SELECT * FROM p_adjust('res')").fetchall()
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_a_corrected_table_corrected_again_has_no_suffixed_columns(
+    con: duckdb.DuckDBPyConnection, method: str
+) -> None:
+    """compare_summary's result (it has p_adjusted and reject) corrected again, by k or with another
+    method: the new p_adjusted and reject replace the old ones, no p_adjusted_1 / reject_1."""
+    con.execute("""CREATE TABLE res AS SELECT * FROM (VALUES (5, 'web', 0.01, 0.5, false),
+                   (5, 'app', 0.04, 0.5, false), (10, 'web', 0.03, 0.5, false),
+                   (10, 'app', 0.002, 0.5, true)) t(k, device, p_value, p_adjusted, reject)""")
+    out = con.execute("SELECT * FROM p_adjust('res', method := ?, by := ['k']) ORDER BY k, device",
+                      [method])
+    assert [c[0] for c in out.description] == ["k", "device", "p_value", "p_adjusted", "reject"]
+    got = out.fetchall()
+    for k, ps in ((5, [0.04, 0.01]), (10, [0.002, 0.03])):  # app, web
+        reject, adjusted, _, _ = multipletests(ps, 0.05, METHODS[method])
+        rows = [row for row in got if row[0] == k]
+        assert [r[3] for r in rows] == pytest.approx(list(adjusted), abs=1e-15)
+        assert [r[4] for r in rows] == [bool(x) for x in reject]
+
+
+@pytest.mark.parametrize(
+    "column", ["_p", "_m", "_j", "_fam", "_fam_cols", "_holm", "_holm_keep", "_bh", "_bh_reject",
+               "_row"]
+)
+def test_columns_named_like_the_working_columns(
+    con: duckdb.DuckDBPyConnection, column: str
+) -> None:
+    """A table column named like one of the macro's working columns is carried as it is and does
+    not change the correction (a column _m of 100s gave p_adjusted 1.0 for every row)."""
+    con.execute(f"""CREATE TABLE res AS SELECT * FROM (VALUES ('a', 0.01, 100), ('b', 0.04, 200),
+                   ('c', 0.03, 300)) t(name, p_value, "{column}")""")
+    for method in METHODS:
+        out = con.execute("SELECT * FROM p_adjust('res', method := ?) ORDER BY name", [method])
+        names = [c[0] for c in out.description]
+        assert names == ["name", "p_value", column, "p_adjusted", "reject"]
+        got = out.fetchall()
+        reject, adjusted, _, _ = multipletests([0.01, 0.04, 0.03], 0.05, METHODS[method])
+        assert [r[2] for r in got] == [100, 200, 300]
+        assert [r[3] for r in got] == pytest.approx(list(adjusted), abs=1e-15)
+        assert [r[4] for r in got] == [bool(x) for x in reject]

@@ -1,0 +1,250 @@
+"""The CLI's conventions (issue 20, items 14 and 28): ``--output -`` and ``-`` for stdin, exit code
+2 for a wrong command line and 1 for data that cannot be evaluated, 130 on Ctrl-C."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import pty
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from duckdb_ndcg import cli
+
+SHOWN = """query_id,item_id,position,device
+q1,a,1,mobile
+q1,b,2,mobile
+q1,c,3,mobile
+q2,a,1,desktop
+q2,d,2,desktop
+"""
+EVENTS = """query_id,item_id,event_type
+q1,b,click
+q1,c,purchase
+q2,d,add_to_cart
+"""
+# NDCG@3 by hand (linear gain, grades click 1, add_to_cart 2, purchase 3):
+# q1: dcg 1/log2(3) + 3/log2(4) = 2.130930, idcg 3 + 1/log2(3) = 3.630930 -> 0.586883
+# q2: dcg 2/log2(3) = 1.261860, idcg 2 -> 0.630930
+BY_HAND = {"q1": 0.5868828, "q2": 0.6309298}
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "shown.csv").write_text(SHOWN)
+    (tmp_path / "events.csv").write_text(EVENTS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "duckdb_ndcg.cli", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+# -- --output -: the result alone on stdout, as DuckDB writes the file ---------------------------
+
+
+def test_output_dash_is_csv_on_stdout(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["evaluate", "shown.csv", "events.csv", "--k", "3"]
+    code, out, err = _main(capsys, *args, "--output", "-")
+    assert code == 0 and err == ""
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {r["query_id"]: float(r["ndcg"]) for r in rows} == pytest.approx(BY_HAND, abs=1e-6)
+    code, _, _ = _main(capsys, *args, "--output", "r.csv")
+    assert code == 0 and (data / "r.csv").read_text() == out  # the same bytes as the file
+
+
+def test_output_dash_format_json(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["evaluate", "shown.csv", "events.csv", "--k", "3", "--output", "-", "--format", "json"]
+    code, out, _ = _main(capsys, *args)
+    assert code == 0
+    rows = json.loads(out)
+    assert {r["query_id"]: r["ndcg"] for r in rows} == pytest.approx(BY_HAND, abs=1e-6)
+
+
+def test_compare_output_dash_is_the_table_alone(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (data / "b.csv").write_text(SHOWN.replace("q1,a,1", "q1,a,4").replace("q1,c,3", "q1,c,1"))
+    code, out, _ = _main(capsys, "compare", "shown.csv", "b.csv", "events.csv", "--k", "3",
+                         "--output", "-", "--format", "json")
+    assert code == 0
+    (row,) = json.loads(out)  # no verdict line mixed in
+    assert row["k"] == 3 and row["queries"] == 2
+
+
+def test_format_needs_output_dash(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _main(
+        capsys, "evaluate", "shown.csv", "events.csv", "--output", "r.csv", "--format", "json"
+    )
+    assert code == 2 and out == "" and "--format json: only with --output -" in err
+    assert not (data / "r.csv").exists()
+
+
+# -- - as an input: stdin ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["rankings", "events"])
+def test_dash_input_reads_stdin(data: Path, which: str) -> None:
+    args = ["-", "events.csv"] if which == "rankings" else ["shown.csv", "-"]
+    text = SHOWN if which == "rankings" else EVENTS
+    done = _cli("evaluate", *args, "--k", "3", "--output", "-", cwd=data, stdin=text)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert {r["query_id"]: float(r["ndcg"]) for r in rows} == pytest.approx(BY_HAND, abs=1e-6)
+
+
+def test_dash_input_parquet_from_stdin(data: Path) -> None:
+    with duckdb.connect() as con:
+        con.execute("COPY (FROM 'shown.csv') TO 'shown.parquet'")
+    with (data / "shown.parquet").open("rb") as file:
+        done = subprocess.run(
+            [sys.executable, "-m", "duckdb_ndcg.cli", "evaluate", "-", "events.csv", "--k", "3",
+             "--output", "-"],
+            cwd=data, stdin=file, capture_output=True, timeout=120, check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout.decode())))
+    assert {r["query_id"]: float(r["ndcg"]) for r in rows} == pytest.approx(BY_HAND, abs=1e-6)
+
+
+def test_dash_input_errors(data: Path) -> None:
+    both = _cli("evaluate", "-", "-", cwd=data, stdin=SHOWN)
+    assert both.returncode == 2
+    assert both.stderr.strip() == (
+        "duckdb-ndcg evaluate: rankings and events are both -: stdin is read once"
+    )
+    empty = _cli("evaluate", "-", "events.csv", cwd=data, stdin="")
+    assert empty.returncode == 1 and "stdin is empty" in empty.stderr
+    missing = _cli("evaluate", "-", "events.csv", "--query-col", "qid", cwd=data, stdin=SHOWN)
+    assert missing.returncode == 1
+    assert "rankings stdin has no column 'qid' (--query-col)" in missing.stderr
+
+
+# -- exit codes: 2 the command line, 1 the data ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["evaluate", "shown.csv", "events.csv", "--bogus"],
+        ["evaluate", "shown.csv", "nope.csv"],  # an input that does not exist
+        ["evaluate", "shown", "events.csv"],  # a table that does not exist
+        ["evaluate", "shown.csv", "events.csv", "--mapping", "nope.csv"],
+        ["evaluate", "shown.csv", "events.csv", "--collapse", "last"],  # needs --time-col
+        ["evaluate", "shown.csv", "events.csv", "--output", "r.txt"],
+        ["evaluate", "shown.csv", "events.csv", "--db", "events.csv"],
+        ["compare", "shown.csv", "shown.csv", "events.csv", "--conf", "95"],
+        ["sql", "ndcg", "--dialect", "nosuchdialect"],
+        ["sql", "no_such_macro"],
+    ],
+)
+def test_usage_errors_exit_2(
+    data: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = _main(capsys, *args)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("shown", "events", "args", "message"),
+    [
+        (SHOWN + "q1,a,4,mobile\n", EVENTS, [], "--allow-duplicates"),
+        (SHOWN, EVENTS + "q1,a,wishlist\n", [], "--ignore-unknown"),
+        (SHOWN, EVENTS, ["--query-col", "qid"], "no column 'qid' (--query-col)"),
+        (SHOWN, EVENTS, ["--slice-by", "region"], "--slice-by"),
+        (SHOWN.replace(",1,", ",first,"), EVENTS, [], "is VARCHAR, not a number"),
+        (SHOWN, "\x00\x01 not, a\ncsv\x00", [], "events"),
+    ],
+    ids=["duplicates", "unknown-event", "no-column", "no-slice", "text-position", "not-a-csv"],
+)
+def test_data_errors_exit_1(
+    data: Path,
+    capsys: pytest.CaptureFixture[str],
+    shown: str,
+    events: str,
+    args: list[str],
+    message: str,
+) -> None:
+    (data / "shown.csv").write_text(shown)
+    (data / "events.csv").write_text(events)
+    code, out, err = _main(capsys, "evaluate", "shown.csv", "events.csv", *args)
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert message in err
+
+
+def test_exit_codes_from_the_installed_command(data: Path) -> None:
+    assert _cli("evaluate", "shown.csv", "nope.csv", cwd=data).returncode == 2
+    (data / "shown.csv").write_text(SHOWN + "q1,a,4,mobile\n")
+    assert _cli("evaluate", "shown.csv", "events.csv", cwd=data).returncode == 1
+
+
+# -- 28: Ctrl-C is one line and exit code 130 ------------------------------------------------------
+
+
+def test_ctrl_c_during_a_query_is_one_line_and_130(tmp_path: Path) -> None:
+    with duckdb.connect() as con:  # big enough that the report runs for seconds
+        con.execute(
+            "COPY (SELECT i // 50 AS query_id, i % 50 AS item_id, i % 50 + 1 AS position "
+            "FROM range(6000000) t(i)) TO ?", [str(tmp_path / "shown.parquet")]
+        )
+        con.execute(
+            "COPY (SELECT i // 50 AS query_id, i % 50 AS item_id, 'click' AS event_type "
+            "FROM range(6000000) t(i) WHERE i % 7 = 0) TO ?", [str(tmp_path / "events.parquet")]
+        )
+    # stderr on a terminal: the CLI then names each stage, so the test knows the query runs
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "duckdb_ndcg.cli", "evaluate", "shown.parquet", "events.parquet",
+         "--k", "1,2,3,4,5,6,7,8,9,10,20,30,40,50", "--summary", "--slice-by", "query_id"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=follower, env={**os.environ, "TERM": "dumb"},
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while b"reading, grading and reporting" not in seen:
+            chunk = os.read(leader, 4096)
+            assert chunk, f"the CLI ended before the report started: {seen!r}"
+            seen += chunk
+        time.sleep(0.5)
+        assert process.poll() is None, "the report ended before it could be interrupted"
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(leader)
+    lines = [line for line in seen.decode().splitlines() if not line.endswith("...")]
+    assert process.returncode == 130
+    assert lines == ["duckdb-ndcg evaluate: interrupted"]
+    assert "Traceback" not in seen.decode()
