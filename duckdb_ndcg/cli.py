@@ -608,7 +608,7 @@ def _compare(args: argparse.Namespace) -> None:
         where = ", ".join(f"{name}={values[name]}" for name in slices)
         cut = "NDCG" if values["k"] is None else f"NDCG@{values['k']}"
         print(f"{where + ', ' if where else ''}{cut}, {values['queries']} queries: "
-              f"{verdict(values, test=args.test, correction=args.correction)}")
+              f"{verdict(values)}")
     if output:
         _write(con, "_ndcg_compare", output)
         print(f"wrote {len(table.fetchall())} rows to {output}", file=sys.stderr)

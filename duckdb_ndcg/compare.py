@@ -25,11 +25,13 @@ TESTS = TEST.choices
 CORRECTIONS = CORRECTION.choices
 QUERY_SETS = QUERY_SET.choices
 MISSING = _MISSING.choices
+# how a verdict names the test of its row ('welch': ab_summary's rows)
 _TEST_NAMES = {
-    "t": "",
-    "wilcoxon": "Wilcoxon, ",
-    "sign": "sign test, ",
-    "randomization": "randomization, ",
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon",
+    "sign": "sign test",
+    "randomization": "randomization",
+    "welch": "Welch t-test",
 }
 _CORRECTION_NAMES = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
 
@@ -72,7 +74,7 @@ def compare(
     ``mean_b``, ``mean_diff`` (B - A) with its ``conf`` t-interval ``ci_low``, ``ci_high``, the
     ``test``'s two-sided ``p_value`` ('t', 'wilcoxon', 'sign', 'randomization'), ``p_adjusted`` by
     ``correction`` across the rows ('holm', 'bh', 'bonferroni', 'none'), ``reject`` at ``alpha``,
-    B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie), and
+    ``test`` and ``correction`` (the row's own, which ``verdict`` names), B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie), and
     ``queries_filled`` / ``queries_dropped`` (queries one ranker did not show: scored 0 for it or
     left out, by ``query_set`` and ``missing``). Inputs and the other options (``log_base``, the
     discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
@@ -82,7 +84,8 @@ def compare(
 
         rel = duckdb_ndcg.compare("a.parquet", "b.parquet", "events.parquet", k=[5, 10])
         for row in rel.fetchall():
-            print(duckdb_ndcg.verdict(dict(zip(rel.columns, row))))
+            r = dict(zip(rel.columns, row))
+            print(f"NDCG@{r['k']}: {duckdb_ndcg.verdict(r)}")
     """
     _choice("test", test, TESTS)
     _choice("correction", correction, CORRECTIONS)
@@ -158,20 +161,47 @@ def _signed(value: float | None) -> str:
 def _p(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "p = n/a"
+    if value < 1e-300:  # a tail beyond DOUBLE's range comes back as 0 (or a subnormal)
+        return "p < 1e-300"
     return f"p = {value:.3f}" if value >= 0.001 else f"p = {value:.1e}"
 
 
-def verdict(row: Mapping[str, object], *, test: str = "t", correction: str = "holm") -> str:
-    """One row of :func:`compare` in words.
+def _setting(row: Mapping[str, object], name: str, given: str | None, names: Mapping) -> str:
+    """The row's test or correction; a value given as well must be the same."""
+    if name not in row:
+        if given is None:
+            raise ValueError(f"row has no '{name}' column: pass {name}= (one of "
+                             f"{', '.join(map(repr, names))})")
+        _choice(name, given, tuple(names))
+        return given
+    carried = str(row[name])
+    if given is not None and given != carried:
+        raise ValueError(f"row was computed with {name} '{carried}', not '{given}'")
+    _choice(name, carried, tuple(names))
+    return carried
 
-    Example: ``B − A = +0.021 [+0.008, +0.034], p = 0.002 (Holm), 412 wins / 96 ties / 301
-    losses``; ``p`` is the corrected p-value, the interval the row's confidence interval.
+
+def verdict(
+    row: Mapping[str, object], *, test: str | None = None, correction: str | None = None
+) -> str:
+    """One row of :func:`compare` (or of ``ab_summary``) in words.
+
+    Example: ``B − A = +0.021 [+0.008, +0.034], p = 0.002 (paired t-test, Holm), 412 wins / 96
+    ties / 301 losses``; ``p`` is the corrected p-value, named by the row's ``test`` and
+    ``correction`` columns (``test=``/``correction=`` stand in for a row without them), the
+    interval the row's confidence interval. A p-value below 1e-300 (0 when it underflows) reads
+    ``p < 1e-300``; a row with ``queries_filled`` > 0 ends with how many queries were scored 0
+    for a ranker that did not show them.
     """
-    _choice("test", test, TESTS)
-    _choice("correction", correction, CORRECTIONS)
+    test = _setting(row, "test", test, _TEST_NAMES)
+    correction = _setting(row, "correction", correction, _CORRECTION_NAMES)
     interval = f"[{_signed(row['ci_low'])}, {_signed(row['ci_high'])}]"  # type: ignore[arg-type]
-    return (
+    text = (
         f"B − A = {_signed(row['mean_diff'])} {interval}, "  # type: ignore[arg-type]
-        f"{_p(row['p_adjusted'])} ({_TEST_NAMES[test]}{_CORRECTION_NAMES[correction]}), "  # type: ignore[arg-type]
-        f"{row['wins']} wins / {row['ties']} ties / {row['losses']} losses"
+        f"{_p(row['p_adjusted'])} ({_TEST_NAMES[test]}, {_CORRECTION_NAMES[correction]})"  # type: ignore[arg-type]
     )
+    if "wins" in row:
+        text += f", {row['wins']} wins / {row['ties']} ties / {row['losses']} losses"
+    if row.get("queries_filled"):
+        text += f", {row['queries_filled']} queries filled with 0"
+    return text

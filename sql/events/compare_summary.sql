@@ -3,13 +3,14 @@
 --                 missing := 'zero', eps := 0.0, resamples := 10000, seed := 42,
 --                 ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_a, mean_b, mean_diff, ci_low,
---            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, wins, ties, losses,
---            queries_filled, queries_dropped BIGINT)
+--            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, test, correction VARCHAR,
+--            wins, ties, losses, queries_filled, queries_dropped BIGINT)
 -- Is B better than A? One row per (slice, cutoff) over the per-query NDCG that compare_rankers
 -- lists (same query_set, missing and report parameters; aggregated directly, without its
 -- windows): the means, mean_diff = mean_b - mean_a, its conf t-interval [ci_low, ci_high]
 -- (paired_ttest), the two-sided p-value of `test`, the p-values corrected across all rows of
--- the result, and B's wins, ties and losses (|diff| <= eps is a tie).
+-- the result (test and correction name the two, so a row says how it was computed), and B's
+-- wins, ties and losses (|diff| <= eps is a tie).
 --   test        't' (paired_ttest), 'wilcoxon' (wilcoxon_test), 'sign' (sign_test),
 --               'randomization' (randomization_test with resamples and seed; costs
 --               resamples x queries per row).
@@ -75,6 +76,7 @@ SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', '
        queries, mean_a, mean_b, mean_diff, ci_low, ci_high, p_value,
        CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
        CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
+       test::VARCHAR AS test, correction::VARCHAR AS correction,
        wins, _ties AS ties, losses, queries_filled, queries_dropped
 FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
               method := _ndcg_correction_method(correction),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -14,6 +16,7 @@ from duckdb_ndcg import demo
 from duckdb_ndcg.cli import main
 from duckdb_ndcg.evaluate import report_arguments
 
+ROOT = Path(__file__).resolve().parents[2]
 # the module: the package's name compare is the function
 compare_module = importlib.import_module("duckdb_ndcg.compare")
 
@@ -40,8 +43,11 @@ def test_compare_equals_the_macro(files: Path, con: duckdb.DuckDBPyConnection) -
     # parallel aggregation sums in any order: the last digit of a mean may differ between runs
     assert len(want) == 6 and len(got) == 6
     for mine, theirs in zip(got, want, strict=True):
-        assert mine[0] == theirs[0]
-        assert mine[1:] == pytest.approx(theirs[1:], rel=1e-12, abs=1e-15)
+        texts = [rel.columns.index(name) for name in ("device", "test", "correction")]
+        numbers = [i for i in range(len(rel.columns)) if i not in texts]
+        assert [mine[i] for i in texts] == [theirs[i] for i in texts] == [mine[0], "sign", "bh"]
+        assert [mine[i] for i in numbers] == pytest.approx([theirs[i] for i in numbers],
+                                                           rel=1e-12, abs=1e-15)
 
 
 def test_eps_and_log_base_reach_the_macro(
@@ -71,13 +77,68 @@ def test_eps_and_log_base_reach_the_macro(
 
 def test_verdict_wording() -> None:
     row = {"mean_diff": 0.0214, "ci_low": 0.0081, "ci_high": 0.0342, "p_adjusted": 0.0021,
-           "wins": 412, "ties": 96, "losses": 301}
+           "test": "t", "correction": "holm", "wins": 412, "ties": 96, "losses": 301,
+           "queries_filled": 0}
     assert duckdb_ndcg.verdict(row) == (
-        "B − A = +0.021 [+0.008, +0.034], p = 0.002 (Holm), 412 wins / 96 ties / 301 losses")
-    row |= {"mean_diff": -0.5, "ci_low": None, "ci_high": None, "p_adjusted": 3.2e-9}
-    assert duckdb_ndcg.verdict(row, test="wilcoxon", correction="none") == (
-        "B − A = -0.500 [n/a, n/a], p = 3.2e-09 (Wilcoxon, uncorrected), "
+        "B − A = +0.021 [+0.008, +0.034], p = 0.002 (paired t-test, Holm), "
         "412 wins / 96 ties / 301 losses")
+    row |= {"mean_diff": -0.5, "ci_low": None, "ci_high": None, "p_adjusted": 3.2e-9,
+            "test": "wilcoxon", "correction": "none", "queries_filled": 7}
+    assert duckdb_ndcg.verdict(row) == (
+        "B − A = -0.500 [n/a, n/a], p = 3.2e-09 (Wilcoxon, uncorrected), "
+        "412 wins / 96 ties / 301 losses, 7 queries filled with 0")
+
+
+def test_verdict_names_the_test_and_correction_of_its_row(
+    files: Path, con: duckdb.DuckDBPyConnection
+) -> None:
+    """The row carries the test and correction it was computed with; the verdict names them
+    (it said '(Holm)' after a Wilcoxon test corrected by Bonferroni)."""
+    a, b, ev = (str(files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
+    rel = duckdb_ndcg.compare(a, b, ev, test="wilcoxon", correction="bonferroni", con=con)
+    row = dict(zip(rel.columns, rel.fetchall()[0], strict=True))
+    assert (row["test"], row["correction"]) == ("wilcoxon", "bonferroni")
+    assert "(Wilcoxon, Bonferroni)" in duckdb_ndcg.verdict(row)
+    with pytest.raises(ValueError, match="row was computed with test 'wilcoxon', not 'sign'"):
+        duckdb_ndcg.verdict(row, test="sign")
+    del row["test"]
+    with pytest.raises(ValueError, match="row has no 'test' column: pass test="):
+        duckdb_ndcg.verdict(row)
+    assert "(sign test, Bonferroni)" in duckdb_ndcg.verdict(row, test="sign")
+
+
+@pytest.mark.parametrize("p, printed", [
+    (0.0, "p < 1e-300"), (5e-324, "p < 1e-300"), (2.2e-301, "p < 1e-300"),
+    (1e-300, "p = 1.0e-300"), (3.8e-112, "p = 3.8e-112"), (0.0009, "p = 9.0e-04"),
+    (0.001, "p = 0.001"), (1.0, "p = 1.000"), (None, "p = n/a"),
+])
+def test_verdict_p_value(p: float | None, printed: str) -> None:
+    """A p-value that underflows (a t-tail beyond DOUBLE's range comes back 0) is not 0."""
+    row = {"mean_diff": 0.1, "ci_low": 0.05, "ci_high": 0.15, "p_adjusted": p, "test": "t",
+           "correction": "holm", "wins": 3, "ties": 0, "losses": 1, "queries_filled": 0}
+    assert f", {printed} (paired t-test, Holm)," in duckdb_ndcg.verdict(row)
+
+
+def test_readme_statistics_loop_prints_labeled_lines(files: Path) -> None:
+    """The README's Python loop of the Statistics section is, verbatim, part of
+    examples/compare_verdicts.py; run, it prints one labeled line per (device, k)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Statistics", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"<!-- from (\S+) -->\n```\w*\n(.*?)```", section, flags=re.DOTALL)
+    assert [source for source, _ in blocks] == ["examples/compare_verdicts.py"]
+    lines = [line.strip() for line in blocks[0][1].strip().splitlines()]
+    text = [line.strip() for line in (ROOT / blocks[0][0]).read_text(encoding="utf-8").splitlines()]
+    assert any(text[i : i + len(lines)] == lines for i in range(len(text) - len(lines) + 1))
+    done = subprocess.run([sys.executable, str(ROOT / blocks[0][0]), str(files / "run")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.splitlines()
+    assert len(printed) == 6, printed
+    pattern = (r"device=(desktop|mobile|tablet), NDCG@(5|10), \d+ queries: B − A = [+-]\d\.\d{3} "
+               r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\], p \S+ \S+ \(paired t-test, Holm\), "
+               r"\d+ wins / \d+ ties / \d+ losses")
+    assert all(re.fullmatch(pattern, line) for line in printed), printed
+    assert len({line.split(":")[0] for line in printed}) == 6  # each (device, k) once
 
 
 @pytest.mark.parametrize("option, message", [
@@ -105,7 +166,7 @@ def test_cli_prints_a_verdict_per_row(files: Path, capsys: pytest.CaptureFixture
     lines = out.out.splitlines()
     assert len(lines) == 6
     pattern = (r"device=\w+, NDCG@(5|10), \d+ queries: B − A = [+-]\d\.\d{3} \[[+-]\d\.\d{3}, "
-               r"[+-]\d\.\d{3}\], p = \S+ \(Holm\), \d+ wins / \d+ ties / \d+ losses")
+               r"[+-]\d\.\d{3}\], p \S+ \S+ \(paired t-test, Holm\), \d+ wins / \d+ ties / \d+ losses")
     assert all(re.fullmatch(pattern, line) for line in lines), lines
     assert "wrote 6 rows" in out.err
     with duckdb.connect() as con:

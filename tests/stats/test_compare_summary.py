@@ -75,7 +75,8 @@ def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, corre
         [correction]).df()
     assert list(got.columns) == [
         "device", "k", "queries", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value",
-        "p_adjusted", "reject", "wins", "ties", "losses", "queries_filled", "queries_dropped"]
+        "p_adjusted", "reject", "test", "correction", "wins", "ties", "losses", "queries_filled",
+        "queries_dropped"]
     assert len(got) == 6
     for row in got.itertuples():
         a, b = _per_query(demo_con, "A", row.k), _per_query(demo_con, "B", row.k)
@@ -92,6 +93,7 @@ def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, corre
         assert (row.wins, row.ties, row.losses) == (
             np.sum(vb > va), np.sum(vb == va), np.sum(vb < va))
         assert row.queries_filled == sum(not (x in a and x in b) for x in keys)
+        assert (row.test, row.correction) == ("t", correction)
     if method is None:
         assert list(got.p_adjusted) == list(got.p_value)
     else:
@@ -139,7 +141,7 @@ def test_ab_summary_equals_scipy_welch(con: duckdb.DuckDBPyConnection) -> None:
                       "baseline := 'A', slice_by := ['device'], conf := 0.9)").df()
     assert list(got.columns) == [
         "device", "k", "arm", "baseline", "queries_a", "queries_b", "mean_a", "mean_b",
-        "mean_diff", "ci_low", "ci_high", "p_value", "p_adjusted", "reject"]
+        "mean_diff", "ci_low", "ci_high", "p_value", "p_adjusted", "reject", "test", "correction"]
     assert len(got) == 12  # 3 devices x 2 cutoffs x arms B and C
     for row in got.itertuples():
         def values(arm: str, row=row) -> np.ndarray:
