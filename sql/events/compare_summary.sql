@@ -47,7 +47,10 @@ WITH _ndcg_compare_rows AS (
            count(_filled) FILTER (WHERE _in) AS queries_filled,
            count(*) FILTER (WHERE NOT _in) AS queries_dropped
     FROM (
-        SELECT unnest(_key), _k AS k, ndcg_a AS _ndcg_a, ndcg_b AS _ndcg_b, filled AS _filled, _in
+        SELECT unnest(_key), _k AS k,
+               _ndcg_checked_score(ndcg_a, _key, _k, empty_ideal) AS _ndcg_a,
+               _ndcg_checked_score(ndcg_b, _key, _k, empty_ideal) AS _ndcg_b,
+               filled AS _filled, _in
         FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
                                  query_col, item_col, position_col, score_col, ties, gain,
                                  log_base, empty_ideal, duplicates, event_col, mapping, collapse,

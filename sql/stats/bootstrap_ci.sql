@@ -12,12 +12,15 @@
 --              differences: independent across queries and resamples, independent of row order.
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n = 0 gives NULLs; n = 1 or all
 -- differences equal gives the interval [mean_diff, mean_diff].
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(bootstrap_ci(ndcg_b, ndcg_a, conf := 0.9)) FROM per_query;
 CREATE OR REPLACE MACRO bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
       r: _ndcg_checked_resamples(resamples), conf: _ndcg_checked_conf(conf),
-      dropped: count(*) - count(b - a)}],
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'bootstrap_ci', 'b and a')}],
     lambda s: list_transform(
         [CASE WHEN len(s.d) > 0 THEN list_sort(list_transform(
              range(1, s.r + 1),

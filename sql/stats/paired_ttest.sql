@@ -11,12 +11,17 @@
 -- (sd_diff = 0) gives t NULL, p_value 1 when they are all 0 (else 0) and the interval
 -- [mean_diff, mean_diff]. The p-value is exact: the regularized incomplete beta function
 -- evaluated in SQL (sql/internal/_ndcg_betainc.sql), no normal approximation.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(paired_ttest(ndcg_b, ndcg_a)) FROM per_query;
 CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95) AS
 list_transform(
     [{n: count(b - a), mean_a: avg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
       mean_b: avg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE, mean_diff: avg(b - a)::DOUBLE,
-      sd_diff: stddev_samp(b - a)::DOUBLE, dropped: count(*) - count(b - a)}],
+      -- finite differences only: DuckDB 1.4/1.5's stddev_samp raises on NaN before the check
+      sd_diff: stddev_samp(CASE WHEN isfinite(b - a) THEN b - a END)::DOUBLE,
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'paired_ttest', 'b and a')}],
     lambda s: list_transform(
         [_ndcg_t_test(s.mean_diff, s.sd_diff / sqrt(s.n), s.n - 1, conf)],
         lambda r: {n: s.n, mean_a: s.mean_a, mean_b: s.mean_b, mean_diff: s.mean_diff,

@@ -13,11 +13,15 @@
 --              and do not depend on row order.
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n = 0 gives NULL mean_diff and
 -- p_value; all differences 0 gives p_value 1.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(randomization_test(ndcg_b, ndcg_a, resamples := 100000)) FROM per_query;
 CREATE OR REPLACE MACRO randomization_test(b, a, resamples := 10000, seed := 42) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
-      r: _ndcg_checked_resamples(resamples), dropped: count(*) - count(b - a)}],
+      r: _ndcg_checked_resamples(resamples),
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'randomization_test', 'b and a')}],
     lambda s: {n: len(s.d)::BIGINT,
                mean_diff: list_avg(s.d)::DOUBLE,
                p_value: CASE WHEN len(s.d) > 0 THEN

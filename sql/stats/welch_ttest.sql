@@ -9,17 +9,21 @@
 -- NaN): fewer than 2 values in an arm gives NULL t, df, p_value, interval; both arms constant
 -- gives t NULL, p_value 1 when the means are equal (else 0) and the interval
 -- [mean_diff, mean_diff].
+-- A NaN or infinite value (is_b not NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT device, unnest(welch_ttest(ndcg, arm = 'new')) FROM per_query GROUP BY device;
 CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95) AS
 list_transform(
     [{n_a: count(CASE WHEN NOT is_b THEN value END), n_b: count(CASE WHEN is_b THEN value END),
       mean_a: avg(CASE WHEN NOT is_b THEN value END)::DOUBLE,
       mean_b: avg(CASE WHEN is_b THEN value END)::DOUBLE,
-      va: (var_samp(CASE WHEN NOT is_b THEN value END)
+      va: (var_samp(CASE WHEN NOT is_b AND isfinite(value) THEN value END)
            / count(CASE WHEN NOT is_b THEN value END))::DOUBLE,
-      vb: (var_samp(CASE WHEN is_b THEN value END)
+      vb: (var_samp(CASE WHEN is_b AND isfinite(value) THEN value END)
            / count(CASE WHEN is_b THEN value END))::DOUBLE,
-      dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)}],
+      dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)
+               + _ndcg_checked_finite(
+                   count(*) FILTER (WHERE is_b IS NOT NULL AND NOT isfinite(value)),
+                   'welch_ttest', 'value')}],
     lambda s: list_transform(
         [{df: (s.va + s.vb) * (s.va + s.vb)
               / nullif(s.va * s.va / (s.n_a - 1) + s.vb * s.vb / (s.n_b - 1), 0)}],

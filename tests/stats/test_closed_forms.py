@@ -233,3 +233,48 @@ def test_degenerate_input(con: duckdb.DuckDBPyConnection) -> None:
 def test_bad_arguments(con: duckdb.DuckDBPyConnection, call: str, message: str) -> None:
     with pytest.raises(duckdb.Error, match=message):
         con.execute(f"SELECT {call} FROM (VALUES (0.5, 0.25), (0.75, 0.5)) t(b, a)").fetchall()
+
+
+# NaN or infinite per-query values: every test refuses them with one error naming the macro and
+# the count (NULL is the way to leave a row out). They were counted as wins (sign_test,
+# wilcoxon_test), as a win and a loss (win_tie_loss: 12 NaN + 10 losses gave 12 wins, 22 losses),
+# or propagated as NaN (paired_ttest, randomization_test's mean, bootstrap_ci's interval).
+NAN_CALLS = {
+    "paired_ttest": "paired_ttest(b, a)",
+    "wilcoxon_test": "wilcoxon_test(b, a)",
+    "sign_test": "sign_test(b, a)",
+    "win_tie_loss": "win_tie_loss(b, a)",
+    "randomization_test": "randomization_test(b, a, resamples := 100)",
+    "bootstrap_ci": "bootstrap_ci(b, a, resamples := 100)",
+}
+
+
+@pytest.mark.parametrize("macro", sorted(NAN_CALLS))
+@pytest.mark.parametrize("side, bad", [("b", "'nan'::DOUBLE"), ("a", "'-inf'::DOUBLE")])
+def test_nan_or_infinite_values_are_an_error(con: duckdb.DuckDBPyConnection, macro: str,
+                                             bad: str, side: str) -> None:
+    # 12 rows with a bad value, 10 losses, a NULL row (dropped, no error)
+    con.execute(f"""CREATE TABLE p AS
+        SELECT CASE WHEN i <= 12 AND '{side}' = 'b' THEN {bad} ELSE 0.25 END AS b,
+               CASE WHEN i <= 12 AND '{side}' = 'a' THEN {bad} ELSE 0.5 END AS a
+        FROM range(1, 23) r(i) UNION ALL SELECT NULL, 0.5""")
+    message = (rf"duckdb_ndcg: {macro}: b and a must be finite numbers, got NaN or infinity in "
+               r"12 rows \(NULL leaves a row out\)")
+    with pytest.raises(duckdb.Error, match=message):
+        con.execute(f"SELECT {NAN_CALLS[macro]} FROM p").fetchall()
+    # the same data without the bad rows is fine, and scipy's own nan_policy='raise' refuses NaN
+    con.execute(f"SELECT {NAN_CALLS[macro]} FROM p WHERE isfinite(b - a)").fetchall()
+    with pytest.raises(ValueError, match="nan"):
+        stats.ttest_rel([np.nan, 0.25, 0.3], [0.5, 0.5, 0.1], nan_policy="raise")
+
+
+@pytest.mark.parametrize("bad", ["'nan'::DOUBLE", "'inf'::DOUBLE"])
+def test_welch_nan_or_infinite_values_are_an_error(con: duckdb.DuckDBPyConnection,
+                                                   bad: str) -> None:
+    con.execute(f"""CREATE TABLE v AS SELECT * FROM (VALUES ({bad}, true), (0.5, true),
+                    (0.25, false), (0.5, false), (NULL, false), ({bad}, NULL)) t(value, is_b)""")
+    with pytest.raises(duckdb.Error, match=r"duckdb_ndcg: welch_ttest: value must be finite "
+                       r"numbers, got NaN or infinity in 1 row \(NULL leaves a row out\)"):
+        con.execute("SELECT welch_ttest(value, is_b) FROM v").fetchall()
+    with pytest.raises(ValueError, match="nan"):
+        stats.ttest_ind([np.nan, 0.5], [0.25, 0.5], equal_var=False, nan_policy="raise")

@@ -181,3 +181,11 @@ def test_cli_bad_input_is_one_line(files: Path, capsys: pytest.CaptureFixture[st
     assert code == 2
     assert err.startswith("duckdb-ndcg compare: rankings_a") and "(--slice-by)" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_compare_refuses_nan_scores(files: Path) -> None:
+    """compare(empty_ideal=nan) with the sign test counted every NaN query as a win."""
+    with pytest.raises(duckdb.Error, match=r"the NDCG@10 of query \{.*\} is NaN or infinite"):
+        duckdb_ndcg.compare(str(files / "a.parquet"), str(files / "b.parquet"),
+                            str(files / "events.parquet"), empty_ideal=float("nan"),
+                            test="sign").fetchall()

@@ -170,3 +170,41 @@ def test_ab_summary_baseline_errors(con: duckdb.DuckDBPyConnection, baseline: st
     with pytest.raises(duckdb.Error, match=message):
         con.execute(f"SELECT * FROM ab_summary('online', 'demo_events', 'ranker', "
                     f"baseline := {baseline})").fetchall()
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "randomization"])
+def test_compare_summary_refuses_nan_scores(demo_con: duckdb.DuckDBPyConnection, test: str) -> None:
+    """empty_ideal := 'nan' gives queries without a relevant item NaN: the tests counted them as
+    wins (sign, wilcoxon) or failed on a NaN p-value. An error naming the way out instead; NULL
+    leaves those queries out of every test, as scipy's nan_policy='omit' leaves NaN out."""
+    with pytest.raises(duckdb.Error, match=r"duckdb_ndcg: the NDCG@5 of query \{.*\} is NaN or "
+                       r"infinite \(empty_ideal := nan\): the tests need a number per query; "
+                       r"empty_ideal := NULL leaves the queries with no relevant item out"):
+        demo_con.execute("SELECT * FROM compare_summary('rA', 'rB', 'demo_events', k := 5, "
+                         "empty_ideal := 'nan', test := ?, resamples := 50)", [test]).fetchall()
+    got = demo_con.execute(
+        "SELECT queries, wins, ties, losses, p_value FROM compare_summary('rA', 'rB', "
+        "'demo_events', k := 5, empty_ideal := NULL, test := ?, resamples := 50)", [test]
+    ).fetchall()[0]
+    a, b = _per_query(demo_con, "A", 5), _per_query(demo_con, "B", 5)
+    no_relevant = {q for q, in demo_con.execute(
+        "SELECT query_id FROM ndcg_report('rA', 'demo_events', k := 5, empty_ideal := NULL) "
+        "WHERE ndcg IS NULL").fetchall()}
+    keys = [x for x in a.keys() & b.keys() if x[0] not in no_relevant]
+    va, vb = np.array([a[x] for x in keys]), np.array([b[x] for x in keys])
+    assert got[:4] == (len(keys), np.sum(vb > va), np.sum(vb == va), np.sum(vb < va))
+    if test == "sign":
+        assert got[4] == pytest.approx(
+            stats.binomtest(int(np.sum(vb > va)), int(np.sum(vb != va))).pvalue, abs=1e-12)
+    if test == "t":
+        nan_a = np.array([a[x] if x[0] not in no_relevant else np.nan for x in a.keys() & b.keys()])
+        nan_b = np.array([b[x] if x[0] not in no_relevant else np.nan for x in a.keys() & b.keys()])
+        omit = stats.ttest_rel(nan_b, nan_a, nan_policy="omit").pvalue
+        assert got[4] == pytest.approx(omit, abs=1e-9)
+
+
+def test_ab_summary_refuses_nan_scores(con: duckdb.DuckDBPyConnection) -> None:
+    demo.generate(con, queries=100)
+    with pytest.raises(duckdb.Error, match=r"the NDCG@10 of query \{.*\} is NaN or infinite"):
+        con.execute("SELECT * FROM ab_summary('demo_rankings', 'demo_events', 'ranker', "
+                    "baseline := 'A', empty_ideal := 'nan')").fetchall()
