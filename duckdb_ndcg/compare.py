@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ _TEST_NAMES = {
     "randomization": "randomization",
     "welch": "Welch t-test",
 }
+_arm_views = itertools.count(1)
 _CORRECTION_NAMES = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
 
 
@@ -49,9 +51,10 @@ def compare(
     alpha: float = 0.05,
     query_set: str = "both",
     missing: str = "zero",
+    unpaired: bool = False,
     eps: float = 0.0,
     resamples: int = 10000,
-    seed: int = 42,
+    seed: int | str = 42,
     con: duckdb.DuckDBPyConnection | None = None,
     query_col: str = "query_id",
     item_col: str = "item_id",
@@ -76,7 +79,12 @@ def compare(
     ``correction`` across the rows ('holm', 'bh', 'bonferroni', 'none'), ``reject`` at ``alpha``,
     ``test`` and ``correction`` (the row's own, which ``verdict`` names), B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie), and
     ``queries_filled`` / ``queries_dropped`` (queries one ranker did not show: scored 0 for it or
-    left out, by ``query_set`` and ``missing``). Inputs and the other options (``log_base``, the
+    left out, by ``query_set`` and ``missing``). When the rankers both showed fewer than half of
+    the queries either showed (per slice and cutoff), a paired test does not apply and the result
+    is an error naming the A/B path: ``unpaired=True`` compares each arm's own queries by Welch's
+    t-test (``ab_summary`` over both tables, A the baseline; columns ``queries_a``, ``queries_b``,
+    ``mean_a``, ``mean_b``, ``mean_diff``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``,
+    ``reject``, ``test`` 'welch', ``correction``; ``test`` must be 't'). Inputs and the other options (``log_base``, the
     discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
     ``verdict(row)`` words a row.
 
@@ -91,11 +99,15 @@ def compare(
     _choice("correction", correction, CORRECTIONS)
     _choice("query_set", query_set, QUERY_SETS)
     _choice("missing", missing, MISSING)
+    if unpaired and test != "t":
+        raise ValueError(f"unpaired=True is Welch's t-test: test must be 't', got {test!r}")
     for name, value in (("conf", conf), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
     if not _is_number(eps) or not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+        raise ValueError(f"seed must be an integer or text, got {seed!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
     cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
@@ -121,37 +133,55 @@ def compare(
             "time_col": time_col,
         },
     )
-    arguments, params = report_arguments(
-        {
-            "k": cuts,
-            "slice_by": list(slice_by),
-            "test": test,
-            "conf": float(conf),
-            "correction": correction,
-            "alpha": float(alpha),
-            "query_set": query_set,
-            "missing": missing,
-            "eps": float(eps),
-            "resamples": resamples,
-            "seed": seed,
-            "query_col": query_col,
-            "item_col": item_col,
-            "position_col": position_col,
-            "score_col": score_col,
-            "ties": ties,
-            "gain": gain,
-            "log_base": log_base,
-            "empty_ideal": empty_ideal,
-            "duplicates": duplicates,
-            "event_col": event_col,
-            "mapping": _read_mapping(con, mapping),
-            "collapse": collapse,
-            "time_col": time_col,
-            "unknown": unknown,
-        }
-    )
+    options = {
+        "k": cuts,
+        "slice_by": list(slice_by),
+        "test": test,
+        "conf": float(conf),
+        "correction": correction,
+        "alpha": float(alpha),
+        "query_set": query_set,
+        "missing": missing,
+        "eps": float(eps),
+        "resamples": resamples,
+        "seed": seed,
+        "query_col": query_col,
+        "item_col": item_col,
+        "position_col": position_col,
+        "score_col": score_col,
+        "ties": ties,
+        "gain": gain,
+        "log_base": log_base,
+        "empty_ideal": empty_ideal,
+        "duplicates": duplicates,
+        "event_col": event_col,
+        "mapping": _read_mapping(con, mapping),
+        "collapse": collapse,
+        "time_col": time_col,
+        "unknown": unknown,
+    }
+    if unpaired:
+        return _unpaired(con, ranked[0].name, ranked[1].name, logged.name, options)
+    arguments, params = report_arguments(options)
     sql = f"SELECT * FROM compare_summary(?, ?, ?, {arguments})"
     return con.sql(sql, params=[ranked[0].name, ranked[1].name, logged.name, *params])
+
+
+def _unpaired(
+    con: duckdb.DuckDBPyConnection, a: str, b: str, events: str, options: dict[str, object]
+) -> duckdb.DuckDBPyRelation:
+    """ab_summary over one view of both rankings tables, arm 'A' the baseline and 'B'."""
+    view = f"_ndcg_arms_{next(_arm_views)}"
+    con.sql(
+        "SELECT *, 'A' AS \"_ndcg_arm\" FROM query_table(?) "
+        "UNION ALL BY NAME SELECT *, 'B' AS \"_ndcg_arm\" FROM query_table(?)",
+        params=[a, b],
+    ).create_view(view)
+    paired_only = ("test", "query_set", "missing", "eps", "resamples", "seed")
+    kept = {name: value for name, value in options.items() if name not in paired_only}
+    arguments, params = report_arguments({"baseline": "A", **kept})
+    sql = f"SELECT * FROM ab_summary(?, ?, '_ndcg_arm', {arguments})"
+    return con.sql(sql, params=[view, events, *params])
 
 
 def _signed(value: float | None) -> str:

@@ -7,7 +7,8 @@
 -- Monte-Carlo p-value that is never 0; within its Monte-Carlo error of the exact test that
 -- enumerates all 2^n flips). Ties within 1e-12 relative count as reaching the observed value.
 --   resamples  number of random sign-flip vectors (cost: resamples x n draws per group).
---   seed       any integer or text: the same data and seed give the same p-value. A draw is the
+--   seed       any integer or text (NULL is an error): the same data and seed give the same
+--              p-value. A draw is the
 --              top bit of hash('seed:resample:i') (_ndcg_draw), i the position of d among the
 --              group's sorted differences, so draws are independent across queries and resamples
 --              and do not depend on row order.
@@ -18,7 +19,7 @@
 CREATE OR REPLACE MACRO randomization_test(b, a, resamples := 10000, seed := 42) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
-      r: _ndcg_checked_resamples(resamples),
+      r: _ndcg_checked_resamples(resamples), seed: _ndcg_checked_seed(seed),
       dropped: count(*) - count(b - a)
                + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
                                       'randomization_test', 'b and a')}],
@@ -29,7 +30,7 @@ list_transform(
                        range(1, s.r + 1),
                        lambda r: abs(list_sum(list_transform(
                                      s.d,
-                                     lambda x, i: CASE WHEN _ndcg_draw(seed, r, i) >> 63 = 1
+                                     lambda x, i: CASE WHEN _ndcg_draw(s.seed, r, i) >> 63 = 1
                                                        THEN -x ELSE x END)))
                                  >= abs(list_sum(s.d)) * (1.0 - 1e-12))))
                    / (1.0 + s.r) END::DOUBLE,

@@ -229,6 +229,14 @@ def test_degenerate_input(con: duckdb.DuckDBPyConnection) -> None:
     ("bootstrap_ci(b, a, conf := NULL)", "conf must be between 0 and 1"),
     ("randomization_test(b, a, resamples := 0)", "resamples must be a whole number"),
     ("bootstrap_ci(b, a, resamples := 2.5)", "resamples must be a whole number"),
+    # settings that were accepted and changed the result: seed NULL gave p = 1.0 and a
+    # one-point bootstrap interval; eps NULL counted nothing, eps -1 every pair a win and a loss
+    ("randomization_test(b, a, seed := NULL)", "seed must be an integer or text, got NULL"),
+    ("bootstrap_ci(b, a, seed := NULL)", "seed must be an integer or text, got NULL"),
+    ("win_tie_loss(b, a, eps := NULL)", "eps must be a finite number >= 0, got NULL"),
+    ("win_tie_loss(b, a, eps := -1)", "eps must be a finite number >= 0, got -1"),
+    ("win_tie_loss(b, a, eps := 'nan'::DOUBLE)", "eps must be a finite number >= 0, got nan"),
+    ("win_tie_loss(b, a, eps := 'inf'::DOUBLE)", "eps must be a finite number >= 0, got inf"),
 ])
 def test_bad_arguments(con: duckdb.DuckDBPyConnection, call: str, message: str) -> None:
     with pytest.raises(duckdb.Error, match=message):

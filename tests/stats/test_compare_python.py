@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
+from scipy import stats
 
 import duckdb_ndcg
 from duckdb_ndcg import demo
@@ -149,6 +151,9 @@ def test_readme_statistics_loop_prints_labeled_lines(files: Path) -> None:
     ({"log_base": 1}, "log_base must be a finite number greater than 1"),
     ({"conf": 1.0}, "conf must be a number between 0 and 1"),
     ({"resamples": 0}, "resamples must be a whole number"),
+    ({"seed": None}, "seed must be an integer or text, got None"),
+    ({"seed": 1.5}, "seed must be an integer or text, got 1.5"),
+    ({"eps": float("nan")}, "eps must be a finite number >= 0, got nan"),
     ({"slice_by": ["nope"]}, "rankings_a .* has no column 'nope'"),
 ])
 def test_compare_bad_options(files: Path, option: dict, message: str) -> None:
@@ -189,3 +194,89 @@ def test_compare_refuses_nan_scores(files: Path) -> None:
         duckdb_ndcg.compare(str(files / "a.parquet"), str(files / "b.parquet"),
                             str(files / "events.parquet"), empty_ideal=float("nan"),
                             test="sign").fetchall()
+
+
+@pytest.fixture
+def ab_files(tmp_path: Path) -> Path:
+    """An online A/B test: each query served by one arm (A or B), no query shared; and a pair
+    whose rankers share 3 queries in 4 (B leaves every fourth out)."""
+    with duckdb.connect() as con:
+        demo.generate(con, queries=400)
+        for r, keep in (("A", 0), ("B", 1)):
+            con.execute(f"COPY (SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = '{r}' "
+                        f"AND hash(query_id) % 2 = {keep}) TO '{tmp_path / r.lower()}.parquet'")
+        con.execute(f"COPY (SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'B' "
+                    f"AND hash(query_id || 'p') % 4 <> 0) TO '{tmp_path / 'b_most.parquet'}'")
+        con.execute(f"COPY (SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A') "
+                    f"TO '{tmp_path / 'a_all.parquet'}'")
+        con.execute(f"COPY demo_events TO '{tmp_path / 'events.parquet'}'")
+    return tmp_path
+
+
+def _arm_values(ab_files: Path, arm: str, k: int = 10) -> list[float]:
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        return [v for v, in con.execute("SELECT ndcg FROM ndcg_report(?, ?, k := ?)",
+                                        [str(ab_files / f"{arm}.parquet"),
+                                         str(ab_files / "events.parquet"), k]).fetchall()]
+
+
+@pytest.mark.parametrize("query_set", ["both", "either", "a"])
+def test_compare_refuses_disjoint_query_sets(ab_files: Path, query_set: str) -> None:
+    """Arms that share no query gave '0 queries, p = n/a' (both) or a paired t-test of zero-filled
+    pairs, B - A = -0.061, p = 3.8e-112 (either): an error pointing at the unpaired comparison."""
+    a, b, ev = (str(ab_files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
+    with pytest.raises(duckdb.Error, match=r"rankers A and B both showed 0 of the \d+ queries at "
+                       r"NDCG@10 \(fewer than half\): a paired comparison does not apply.*"
+                       r"compare\(\.\.\., unpaired=True\), duckdb-ndcg compare --unpaired"):
+        duckdb_ndcg.compare(a, b, ev, query_set=query_set).fetchall()
+
+
+def test_compare_with_most_queries_shared_is_paired(ab_files: Path) -> None:
+    """3 queries in 4 shared: the paired test applies; the filled queries are counted and named
+    on the verdict line."""
+    a, b, ev = (str(ab_files / f) for f in ("a_all.parquet", "b_most.parquet", "events.parquet"))
+    rows = duckdb_ndcg.compare(a, b, ev, query_set="either")
+    row = dict(zip(rows.columns, rows.fetchall()[0], strict=True))
+    assert 0 < row["queries_filled"] < row["queries"] / 2
+    assert duckdb_ndcg.verdict(row).endswith(f", {row['queries_filled']} queries filled with 0")
+
+
+def test_compare_unpaired_equals_scipy_welch(ab_files: Path) -> None:
+    a, b, ev = (str(ab_files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
+    rel = duckdb_ndcg.compare(a, b, ev, unpaired=True, conf=0.9)
+    row = dict(zip(rel.columns, rel.fetchall()[0], strict=True))
+    va, vb = np.array(_arm_values(ab_files, "a")), np.array(_arm_values(ab_files, "b"))
+    want = stats.ttest_ind(vb, va, equal_var=False)
+    ci = want.confidence_interval(0.9)
+    assert (row["queries_a"], row["queries_b"]) == (len(va), len(vb))
+    assert (row["mean_diff"], row["ci_low"], row["ci_high"], row["p_value"]) == pytest.approx(
+        (vb.mean() - va.mean(), ci.low, ci.high, want.pvalue), abs=1e-9)
+    assert (row["test"], row["correction"]) == ("welch", "holm")
+    assert "(Welch t-test, Holm)" in duckdb_ndcg.verdict(row)
+    with pytest.raises(ValueError, match="unpaired=True is Welch's t-test: test must be 't'"):
+        duckdb_ndcg.compare(a, b, ev, unpaired=True, test="sign")
+
+
+def test_cli_ab_test(ab_files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b, ev = (str(ab_files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
+    code = main(["compare", a, b, ev])
+    err = capsys.readouterr().err
+    assert code != 0 and len(err.strip().splitlines()) == 1
+    assert "both showed 0 of the" in err and "duckdb-ndcg compare --unpaired" in err
+    assert main(["compare", a, b, ev, "--unpaired", "--k", "5,10"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    pattern = (r"NDCG@(5|10), (\d+) \+ (\d+) queries \(A \+ B\): B − A = [+-]\d\.\d{3} "
+               r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\], p \S+ \S+ \(Welch t-test, Holm\)")
+    assert len(lines) == 2 and all(re.fullmatch(pattern, line) for line in lines), lines
+    n_a, n_b = re.fullmatch(pattern, lines[1]).groups()[1:]
+    assert (int(n_a), int(n_b)) == (len(_arm_values(ab_files, "a")), len(_arm_values(ab_files, "b")))
+    assert main(["compare", a, b, ev, "--unpaired", "--test", "wilcoxon"]) == 2
+    assert "--unpaired is Welch's t-test" in capsys.readouterr().err
+
+
+def test_cli_prints_queries_filled(ab_files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b, ev = (str(ab_files / f) for f in ("a_all.parquet", "b_most.parquet", "events.parquet"))
+    assert main(["compare", a, b, ev, "--query-set", "either"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert re.search(r", \d+ queries filled with 0$", line), line

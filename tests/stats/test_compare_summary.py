@@ -208,3 +208,17 @@ def test_ab_summary_refuses_nan_scores(con: duckdb.DuckDBPyConnection) -> None:
     with pytest.raises(duckdb.Error, match=r"the NDCG@10 of query \{.*\} is NaN or infinite"):
         con.execute("SELECT * FROM ab_summary('demo_rankings', 'demo_events', 'ranker', "
                     "baseline := 'A', empty_ideal := 'nan')").fetchall()
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("seed := NULL", "seed must be an integer or text, got NULL"),
+    ("eps := NULL", "eps must be a finite number >= 0, got NULL"),
+    ("eps := -1", "eps must be a finite number >= 0, got -1"),
+])
+def test_compare_summary_null_or_bad_settings(con: duckdb.DuckDBPyConnection, setting: str,
+                                              message: str) -> None:
+    demo.generate(con, queries=30)
+    con.execute("CREATE VIEW rA AS SELECT * FROM demo_rankings WHERE ranker = 'A'")
+    with pytest.raises(duckdb.Error, match=message):
+        con.execute(f"SELECT * FROM compare_summary('rA', 'rA', 'demo_events', "
+                    f"test := 'randomization', resamples := 20, {setting})").fetchall()
