@@ -7,6 +7,9 @@ for small p-values). The maxima are printed (pytest -s) for the closing note.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import duckdb
 import numpy as np
 import pytest
@@ -286,3 +289,43 @@ def test_welch_nan_or_infinite_values_are_an_error(con: duckdb.DuckDBPyConnectio
         con.execute("SELECT welch_ttest(value, is_b) FROM v").fetchall()
     with pytest.raises(ValueError, match="nan"):
         stats.ttest_ind([np.nan, 0.5], [0.25, 0.5], equal_var=False, nan_policy="raise")
+
+
+def _exact_moments(x: np.ndarray) -> tuple[Fraction, Fraction]:
+    """The mean and sample variance of doubles, in exact rational arithmetic."""
+    exact = [Fraction(v) for v in x]
+    mean = sum(exact) / len(exact)
+    return mean, sum((v - mean) ** 2 for v in exact) / (len(exact) - 1)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e12, -3e13])
+def test_t_tests_exact_with_a_large_common_offset(con: duckdb.DuckDBPyConnection,
+                                                  offset: float) -> None:
+    """Values near 1e12 lost the p-value's 4th digit (avg and var_samp sum the offset: 3e-5
+    relative error in the variance): both tests centre before summing. Oracle: the statistics
+    in exact rational arithmetic on the same doubles, scipy.stats.t for the tail."""
+    rng = np.random.default_rng(27)
+    for case in range(4):
+        n_a, n_b = int(rng.integers(20, 300)), int(rng.integers(20, 300))
+        a = offset + rng.normal(0, 1, n_a)
+        b = offset + rng.normal(0.2, rng.uniform(0.5, 2), n_b)
+        got = con.execute("SELECT welch_ttest(v, is_b) FROM (SELECT unnest(?) v, unnest(?) is_b)",
+                          [[*a, *b], [False] * n_a + [True] * n_b]).fetchone()[0]
+        (ma, va), (mb, vb) = _exact_moments(a), _exact_moments(b)
+        se2 = va / n_a + vb / n_b
+        t = float((mb - ma) / Fraction(math.sqrt(se2)))
+        df = float(se2 * se2 / ((va / n_a) ** 2 / (n_a - 1) + (vb / n_b) ** 2 / (n_b - 1)))
+        want = 2 * stats.t.sf(abs(t), df)
+        assert got["mean_diff"] == pytest.approx(float(mb - ma), rel=1e-12), case
+        assert got["t"] == pytest.approx(t, rel=1e-10) and got["df"] == pytest.approx(df, rel=1e-10)
+        assert _close(got["p_value"], want) < TOL, (case, got["p_value"], want)
+        # paired: B's values a + a difference near the offset too (d = b - a is then large)
+        d_offset = offset / 7
+        b2 = a + d_offset + rng.normal(0.05, 0.3, n_a)
+        got = con.execute("SELECT paired_ttest(b, a) FROM (SELECT unnest(?) b, unnest(?) a)",
+                          [b2.tolist(), a.tolist()]).fetchone()[0]
+        md, vd = _exact_moments(b2 - a)  # b2 - a: what SQL's b - a computes per row
+        assert got["mean_diff"] == pytest.approx(float(md), rel=1e-15), case
+        assert got["sd_diff"] == pytest.approx(math.sqrt(vd), rel=1e-12), case
+        want = 2 * stats.t.sf(abs(float(md) / math.sqrt(float(vd) / n_a)), n_a - 1)
+        assert _close(got["p_value"], want) < TOL, (case, got["p_value"], want)
