@@ -188,12 +188,12 @@ def test_cli_bad_input_is_one_line(files: Path, capsys: pytest.CaptureFixture[st
     assert len(err.strip().splitlines()) == 1
 
 
-def test_compare_refuses_nan_scores(files: Path) -> None:
+def test_compare_refuses_nan_scores(files: Path, con: duckdb.DuckDBPyConnection) -> None:
     """compare(empty_ideal=nan) with the sign test counted every NaN query as a win."""
     with pytest.raises(duckdb.Error, match=r"the NDCG@10 of query \{.*\} is NaN or infinite"):
         duckdb_ndcg.compare(str(files / "a.parquet"), str(files / "b.parquet"),
                             str(files / "events.parquet"), empty_ideal=float("nan"),
-                            test="sign").fetchall()
+                            test="sign", con=con).fetchall()
 
 
 @pytest.fixture
@@ -222,29 +222,32 @@ def _arm_values(ab_files: Path, arm: str, k: int = 10) -> list[float]:
 
 
 @pytest.mark.parametrize("query_set", ["both", "either", "a"])
-def test_compare_refuses_disjoint_query_sets(ab_files: Path, query_set: str) -> None:
+def test_compare_refuses_disjoint_query_sets(ab_files: Path, query_set: str,
+                                            con: duckdb.DuckDBPyConnection) -> None:
     """Arms that share no query gave '0 queries, p = n/a' (both) or a paired t-test of zero-filled
     pairs, B - A = -0.061, p = 3.8e-112 (either): an error pointing at the unpaired comparison."""
     a, b, ev = (str(ab_files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
     with pytest.raises(duckdb.Error, match=r"rankers A and B both showed 0 of the \d+ queries at "
                        r"NDCG@10 \(fewer than half\): a paired comparison does not apply.*"
                        r"compare\(\.\.\., unpaired=True\), duckdb-ndcg compare --unpaired"):
-        duckdb_ndcg.compare(a, b, ev, query_set=query_set).fetchall()
+        duckdb_ndcg.compare(a, b, ev, query_set=query_set, con=con).fetchall()
 
 
-def test_compare_with_most_queries_shared_is_paired(ab_files: Path) -> None:
+def test_compare_with_most_queries_shared_is_paired(ab_files: Path,
+                                                    con: duckdb.DuckDBPyConnection) -> None:
     """3 queries in 4 shared: the paired test applies; the filled queries are counted and named
     on the verdict line."""
     a, b, ev = (str(ab_files / f) for f in ("a_all.parquet", "b_most.parquet", "events.parquet"))
-    rows = duckdb_ndcg.compare(a, b, ev, query_set="either")
+    rows = duckdb_ndcg.compare(a, b, ev, query_set="either", con=con)
     row = dict(zip(rows.columns, rows.fetchall()[0], strict=True))
     assert 0 < row["queries_filled"] < row["queries"] / 2
     assert duckdb_ndcg.verdict(row).endswith(f", {row['queries_filled']} queries filled with 0")
 
 
-def test_compare_unpaired_equals_scipy_welch(ab_files: Path) -> None:
+def test_compare_unpaired_equals_scipy_welch(ab_files: Path,
+                                            con: duckdb.DuckDBPyConnection) -> None:
     a, b, ev = (str(ab_files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
-    rel = duckdb_ndcg.compare(a, b, ev, unpaired=True, conf=0.9)
+    rel = duckdb_ndcg.compare(a, b, ev, unpaired=True, conf=0.9, con=con)
     row = dict(zip(rel.columns, rel.fetchall()[0], strict=True))
     va, vb = np.array(_arm_values(ab_files, "a")), np.array(_arm_values(ab_files, "b"))
     want = stats.ttest_ind(vb, va, equal_var=False)
@@ -255,7 +258,7 @@ def test_compare_unpaired_equals_scipy_welch(ab_files: Path) -> None:
     assert (row["test"], row["correction"]) == ("welch", "holm")
     assert "(Welch t-test, Holm)" in duckdb_ndcg.verdict(row)
     with pytest.raises(ValueError, match="unpaired=True is Welch's t-test: test must be 't'"):
-        duckdb_ndcg.compare(a, b, ev, unpaired=True, test="sign")
+        duckdb_ndcg.compare(a, b, ev, unpaired=True, test="sign", con=con)
 
 
 def test_cli_ab_test(ab_files: Path, capsys: pytest.CaptureFixture[str]) -> None:
