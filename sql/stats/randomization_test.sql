@@ -25,13 +25,22 @@ list_transform(
                                       'randomization_test', 'b and a')}],
     lambda s: {n: len(s.d)::BIGINT,
                mean_diff: list_avg(s.d)::DOUBLE,
-               p_value: CASE WHEN len(s.d) > 0 THEN
-                   (1.0 + len(list_filter(
-                       range(1, s.r + 1),
-                       lambda r: abs(list_sum(list_transform(
-                                     s.d,
-                                     lambda x, i: CASE WHEN _ndcg_draw(s.seed, r, i) >> 63 = 1
-                                                       THEN -x ELSE x END)))
-                                 >= abs(list_sum(s.d)) * (1.0 - 1e-12))))
-                   / (1.0 + s.r) END::DOUBLE,
+               -- the resamples in chunks of about 65,536 draws (c resamples of n), counted one
+               -- chunk at a time by list_reduce: memory holds one chunk, not a list of every
+               -- resample (1.9 GB at 1e8 resamples, outside memory_limit: lists are not
+               -- buffer-managed); the same draws as one list, so the same p-value
+               p_value: CASE WHEN len(s.d) > 0 THEN list_transform(
+                   [greatest(1, 65536 // len(s.d))::BIGINT],
+                   lambda c: (1.0 + list_reduce(
+                       -- the start value 0 leads the list (DuckDB 1.4/1.5's list_reduce mixes
+                       -- rows up with a third argument); then the chunks' first resamples
+                       list_concat([0]::BIGINT[], range(1, s.r + 1, c)),
+                       lambda hits, first: hits + len(list_filter(
+                           range(first, least(first + c, s.r + 1)),
+                           lambda r: abs(list_sum(list_transform(
+                                         s.d,
+                                         lambda x, i: CASE WHEN _ndcg_draw(s.seed, r, i) >> 63 = 1
+                                                           THEN -x ELSE x END)))
+                                     >= abs(list_sum(s.d)) * (1.0 - 1e-12)))))
+                       / (1.0 + s.r))[1] END::DOUBLE,
                dropped: s.dropped})[1];
