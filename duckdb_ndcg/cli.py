@@ -697,7 +697,9 @@ def _compare_parser(sub: argparse._SubParsersAction) -> None:
 Ranker B against ranker A on the same event log: per slice and k, the mean NDCG@k
 difference B - A with its confidence interval, the test's p-value corrected across
 the rows, and B's wins / ties / losses over the queries (compare_summary).
-Inputs and columns as for duckdb-ndcg evaluate.""",
+Inputs and columns as for duckdb-ndcg evaluate. Rankers that both showed fewer than
+half of the queries (an A/B test: each query served by one arm) are an error unless
+--unpaired compares each arm's own queries by Welch's t-test.""",
     )
     cmp.add_argument("rankings_a", help="ranker A: a .parquet/.csv file, a table of --db, or -")
     cmp.add_argument("rankings_b", help="ranker B: a .parquet/.csv file, a table of --db, or -")
@@ -714,6 +716,10 @@ Inputs and columns as for duckdb-ndcg evaluate.""",
                      help="queries compared: shown by both rankers (default), either, a or b")
     cmp.add_argument("--missing", default="zero", choices=MISSING,
                      help="a query one ranker did not show: NDCG 0 for it (default) or error")
+    cmp.add_argument("--unpaired", action="store_true",
+                     help="an A/B test (each query served by one arm): Welch's unpaired t-test "
+                          "of each ranker's own queries (ab_summary) instead of a paired test; "
+                          "needed when the rankers share fewer than half of the queries")
     cmp.add_argument("--resamples", type=_positive, default=10000,
                      help="resamples of --test randomization (default 10000)")
     cmp.add_argument("--seed", type=int, default=42, help="seed of --test randomization")
@@ -763,12 +769,16 @@ def _compare(args: argparse.Namespace) -> None:
     roles = {"rankings_a": "rankings_a", "rankings_b": "rankings_b", "events": "events"}
     _open_inputs(con, args, {**roles, "mapping": "mapping"})
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
+    if args.unpaired and args.test != "t":
+        raise UsageError(f"--unpaired is Welch's t-test: --test {args.test} applies to a paired "
+                         "comparison")
     with _warnings_to_stderr("duckdb-ndcg compare"):
         _stage("reading, grading and testing")
         relation = compare(
             args.rankings_a, args.rankings_b, args.events, k=args.k, slice_by=slices,
             test=args.test, conf=args.conf, correction=args.correction, alpha=args.alpha,
-            query_set=args.query_set, missing=args.missing, resamples=args.resamples,
+            query_set=args.query_set, missing=args.missing, unpaired=args.unpaired,
+            resamples=args.resamples,
             seed=args.seed, con=con, query_col=args.query_col, item_col=args.item_col,
             position_col=args.position_col, score_col=args.score_col, ties=args.ties,
             gain=args.gain, event_col=args.event_col, mapping=args.mapping,
@@ -800,8 +810,10 @@ def _compare(args: argparse.Namespace) -> None:
         values = dict(zip(table.columns, row, strict=True))
         where = ", ".join(f"{name}={values[name]}" for name in slices)
         cut = "NDCG" if values["k"] is None else f"NDCG@{values['k']}"
-        print(f"{where + ', ' if where else ''}{cut}, {values['queries']} queries: "
-              f"{verdict(values, test=args.test, correction=args.correction)}")
+        queries = (f"{values['queries_a']} + {values['queries_b']} queries (A + B)"
+                   if args.unpaired else f"{values['queries']} queries")
+        print(f"{where + ', ' if where else ''}{cut}, {queries}: "
+              f"{verdict(values)}")
     if output:
         _emit(con, "_ndcg_compare", output, args.format)
     if page:

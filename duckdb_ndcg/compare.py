@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,12 +26,15 @@ TESTS = TEST.choices
 CORRECTIONS = CORRECTION.choices
 QUERY_SETS = QUERY_SET.choices
 MISSING = _MISSING.choices
+# how a verdict names the test of its row ('welch': ab_summary's rows)
 _TEST_NAMES = {
-    "t": "",
-    "wilcoxon": "Wilcoxon, ",
-    "sign": "sign test, ",
-    "randomization": "randomization, ",
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon",
+    "sign": "sign test",
+    "randomization": "randomization",
+    "welch": "Welch t-test",
 }
+_arm_views = itertools.count(1)
 _CORRECTION_NAMES = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni", "none": "uncorrected"}
 
 
@@ -47,9 +51,10 @@ def compare(
     alpha: float = 0.05,
     query_set: str = "both",
     missing: str = "zero",
+    unpaired: bool = False,
     eps: float = 0.0,
     resamples: int = 10000,
-    seed: int = 42,
+    seed: int | str = 42,
     con: duckdb.DuckDBPyConnection | None = None,
     query_col: str = "query_id",
     item_col: str = "item_id",
@@ -72,9 +77,14 @@ def compare(
     ``mean_b``, ``mean_diff`` (B - A) with its ``conf`` t-interval ``ci_low``, ``ci_high``, the
     ``test``'s two-sided ``p_value`` ('t', 'wilcoxon', 'sign', 'randomization'), ``p_adjusted`` by
     ``correction`` across the rows ('holm', 'bh', 'bonferroni', 'none'), ``reject`` at ``alpha``,
-    B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie), and
+    ``test`` and ``correction`` (the row's own, which ``verdict`` names), B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie), and
     ``queries_filled`` / ``queries_dropped`` (queries one ranker did not show: scored 0 for it or
-    left out, by ``query_set`` and ``missing``). Inputs and the other options (``log_base``, the
+    left out, by ``query_set`` and ``missing``). When the rankers both showed fewer than half of
+    the queries either showed (per slice and cutoff), a paired test does not apply and the result
+    is an error naming the A/B path: ``unpaired=True`` compares each arm's own queries by Welch's
+    t-test (``ab_summary`` over both tables, A the baseline; columns ``queries_a``, ``queries_b``,
+    ``mean_a``, ``mean_b``, ``mean_diff``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``,
+    ``reject``, ``test`` 'welch', ``correction``; ``test`` must be 't'). Inputs and the other options (``log_base``, the
     discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
     ``verdict(row)`` words a row.
 
@@ -82,17 +92,22 @@ def compare(
 
         rel = duckdb_ndcg.compare("a.parquet", "b.parquet", "events.parquet", k=[5, 10])
         for row in rel.fetchall():
-            print(duckdb_ndcg.verdict(dict(zip(rel.columns, row))))
+            r = dict(zip(rel.columns, row))
+            print(f"NDCG@{r['k']}: {duckdb_ndcg.verdict(r)}")
     """
     _choice("test", test, TESTS)
     _choice("correction", correction, CORRECTIONS)
     _choice("query_set", query_set, QUERY_SETS)
     _choice("missing", missing, MISSING)
+    if unpaired and test != "t":
+        raise ValueError(f"unpaired=True is Welch's t-test: test must be 't', got {test!r}")
     for name, value in (("conf", conf), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
     if not _is_number(eps) or not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+        raise ValueError(f"seed must be an integer or text, got {seed!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
     cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
@@ -118,37 +133,55 @@ def compare(
             "time_col": time_col,
         },
     )
-    arguments, params = report_arguments(
-        {
-            "k": cuts,
-            "slice_by": list(slice_by),
-            "test": test,
-            "conf": float(conf),
-            "correction": correction,
-            "alpha": float(alpha),
-            "query_set": query_set,
-            "missing": missing,
-            "eps": float(eps),
-            "resamples": resamples,
-            "seed": seed,
-            "query_col": query_col,
-            "item_col": item_col,
-            "position_col": position_col,
-            "score_col": score_col,
-            "ties": ties,
-            "gain": gain,
-            "log_base": log_base,
-            "empty_ideal": empty_ideal,
-            "duplicates": duplicates,
-            "event_col": event_col,
-            "mapping": _read_mapping(con, mapping),
-            "collapse": collapse,
-            "time_col": time_col,
-            "unknown": unknown,
-        }
-    )
+    options = {
+        "k": cuts,
+        "slice_by": list(slice_by),
+        "test": test,
+        "conf": float(conf),
+        "correction": correction,
+        "alpha": float(alpha),
+        "query_set": query_set,
+        "missing": missing,
+        "eps": float(eps),
+        "resamples": resamples,
+        "seed": seed,
+        "query_col": query_col,
+        "item_col": item_col,
+        "position_col": position_col,
+        "score_col": score_col,
+        "ties": ties,
+        "gain": gain,
+        "log_base": log_base,
+        "empty_ideal": empty_ideal,
+        "duplicates": duplicates,
+        "event_col": event_col,
+        "mapping": _read_mapping(con, mapping),
+        "collapse": collapse,
+        "time_col": time_col,
+        "unknown": unknown,
+    }
+    if unpaired:
+        return _unpaired(con, ranked[0].name, ranked[1].name, logged.name, options)
+    arguments, params = report_arguments(options)
     sql = f"SELECT * FROM compare_summary(?, ?, ?, {arguments})"
     return con.sql(sql, params=[ranked[0].name, ranked[1].name, logged.name, *params])
+
+
+def _unpaired(
+    con: duckdb.DuckDBPyConnection, a: str, b: str, events: str, options: dict[str, object]
+) -> duckdb.DuckDBPyRelation:
+    """ab_summary over one view of both rankings tables, arm 'A' the baseline and 'B'."""
+    view = f"_ndcg_arms_{next(_arm_views)}"
+    con.sql(
+        "SELECT *, 'A' AS \"_ndcg_arm\" FROM query_table(?) "
+        "UNION ALL BY NAME SELECT *, 'B' AS \"_ndcg_arm\" FROM query_table(?)",
+        params=[a, b],
+    ).create_view(view)
+    paired_only = ("test", "query_set", "missing", "eps", "resamples", "seed")
+    kept = {name: value for name, value in options.items() if name not in paired_only}
+    arguments, params = report_arguments({"baseline": "A", **kept})
+    sql = f"SELECT * FROM ab_summary(?, ?, '_ndcg_arm', {arguments})"
+    return con.sql(sql, params=[view, events, *params])
 
 
 def _signed(value: float | None) -> str:
@@ -158,20 +191,47 @@ def _signed(value: float | None) -> str:
 def _p(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "p = n/a"
+    if value < 1e-300:  # a tail beyond DOUBLE's range comes back as 0 (or a subnormal)
+        return "p < 1e-300"
     return f"p = {value:.3f}" if value >= 0.001 else f"p = {value:.1e}"
 
 
-def verdict(row: Mapping[str, object], *, test: str = "t", correction: str = "holm") -> str:
-    """One row of :func:`compare` in words.
+def _setting(row: Mapping[str, object], name: str, given: str | None, names: Mapping) -> str:
+    """The row's test or correction; a value given as well must be the same."""
+    if name not in row:
+        if given is None:
+            raise ValueError(f"row has no '{name}' column: pass {name}= (one of "
+                             f"{', '.join(map(repr, names))})")
+        _choice(name, given, tuple(names))
+        return given
+    carried = str(row[name])
+    if given is not None and given != carried:
+        raise ValueError(f"row was computed with {name} '{carried}', not '{given}'")
+    _choice(name, carried, tuple(names))
+    return carried
 
-    Example: ``B − A = +0.021 [+0.008, +0.034], p = 0.002 (Holm), 412 wins / 96 ties / 301
-    losses``; ``p`` is the corrected p-value, the interval the row's confidence interval.
+
+def verdict(
+    row: Mapping[str, object], *, test: str | None = None, correction: str | None = None
+) -> str:
+    """One row of :func:`compare` (or of ``ab_summary``) in words.
+
+    Example: ``B − A = +0.021 [+0.008, +0.034], p = 0.002 (paired t-test, Holm), 412 wins / 96
+    ties / 301 losses``; ``p`` is the corrected p-value, named by the row's ``test`` and
+    ``correction`` columns (``test=``/``correction=`` stand in for a row without them), the
+    interval the row's confidence interval. A p-value below 1e-300 (0 when it underflows) reads
+    ``p < 1e-300``; a row with ``queries_filled`` > 0 ends with how many queries were scored 0
+    for a ranker that did not show them.
     """
-    _choice("test", test, TESTS)
-    _choice("correction", correction, CORRECTIONS)
+    test = _setting(row, "test", test, _TEST_NAMES)
+    correction = _setting(row, "correction", correction, _CORRECTION_NAMES)
     interval = f"[{_signed(row['ci_low'])}, {_signed(row['ci_high'])}]"  # type: ignore[arg-type]
-    return (
+    text = (
         f"B − A = {_signed(row['mean_diff'])} {interval}, "  # type: ignore[arg-type]
-        f"{_p(row['p_adjusted'])} ({_TEST_NAMES[test]}{_CORRECTION_NAMES[correction]}), "  # type: ignore[arg-type]
-        f"{row['wins']} wins / {row['ties']} ties / {row['losses']} losses"
+        f"{_p(row['p_adjusted'])} ({_TEST_NAMES[test]}, {_CORRECTION_NAMES[correction]})"  # type: ignore[arg-type]
     )
+    if "wins" in row:
+        text += f", {row['wins']} wins / {row['ties']} ties / {row['losses']} losses"
+    if row.get("queries_filled"):
+        text += f", {row['queries_filled']} queries filled with 0"
+    return text

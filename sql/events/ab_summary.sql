@@ -2,13 +2,14 @@
 --            correction := 'holm', alpha := 0.05, ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, arm, baseline VARCHAR, queries_a, queries_b BIGINT,
 --            mean_a, mean_b, mean_diff, ci_low, ci_high, p_value, p_adjusted DOUBLE,
---            reject BOOLEAN)
+--            reject BOOLEAN, test, correction VARCHAR)
 -- An online A/B test: one rankings table holding every arm (column arm_col), so each arm has its
 -- own queries. One row per (slice, cutoff, arm other than the baseline): Welch's t-test
 -- (welch_ttest) of the arm's per-query NDCG@k (B) against the baseline arm's (A) in the same
 -- slice, mean_diff = mean_b - mean_a with its conf t-interval, and p-values corrected across
 -- all rows of the result (correction 'holm', 'bonferroni', 'bh' as p_adjust, or 'none';
--- reject = p_adjusted <= alpha in that sense). Arms are compared as text.
+-- reject = p_adjusted <= alpha in that sense; test is 'welch' and correction the one used, so a
+-- row says how it was computed). Arms are compared as text.
 --   baseline  the arm_col value of the control arm: required; an error when no row has it.
 -- The per-query NDCG is ndcg_report's with slice_by + [arm_col] (same parameters).
 -- Example: SELECT * FROM ab_summary('impressions', 'events', 'variant', baseline := 'control',
@@ -25,7 +26,7 @@ CREATE OR REPLACE MACRO ab_summary(rankings, events, arm_col, k := 10, baseline 
 WITH _ndcg_ab_rows AS (
     SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
     FROM (
-        SELECT unnest(_key), _k AS k, ndcg AS _ndcg
+        SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal) AS _ndcg
         FROM _ndcg_report_rows(rankings, events, k, list_concat(slice_by, [arm_col]), query_col,
                                item_col, position_col, score_col, ties, gain, log_base,
                                empty_ideal, duplicates, event_col, mapping, collapse, time_col,
@@ -61,7 +62,8 @@ SELECT COLUMNS(lambda c: c NOT IN ['_w', 'p_value', 'p_adjusted', 'reject', 'arm
        _w.n_a AS queries_a, _w.n_b AS queries_b, _w.mean_a, _w.mean_b, _w.mean_diff, _w.ci_low,
        _w.ci_high, p_value,
        CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
-       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject
+       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
+       'welch' AS test, correction::VARCHAR AS correction
 FROM p_adjust('_ndcg_ab_p', p_col := 'p_value',
               method := _ndcg_correction_method(correction),
               alpha := alpha)

@@ -16,9 +16,24 @@ CASE
               THEN {a: a::DOUBLE, b: b::DOUBLE, x: x::DOUBLE, y: y::DOUBLE, flip: false}
               ELSE {a: b::DOUBLE, b: a::DOUBLE, x: y::DOUBLE, y: x::DOUBLE, flip: true} END],
         lambda s: list_transform(
-            [exp(s.a * CASE WHEN s.x > 0.5 THEN _ndcg_log1p(-s.y) ELSE ln(s.x) END
-                 + s.b * CASE WHEN s.y > 0.5 THEN _ndcg_log1p(-s.x) ELSE ln(s.y) END
-                 - _ndcg_lbeta(s.a, s.b))
+            [exp(CASE WHEN least(s.a, s.b) >= 20 THEN
+                     -- both large (binomial tails near the median): Stirling's series for each
+                     -- lgamma, so that a ln(x (a+b) / a) + b ln(y (a+b) / b) is taken as two
+                     -- log1p of small arguments (x b - y a is exact) instead of terms near 1e6
+                     -- that cancel (3e-9 of relative error at a + b = 4e6), plus
+                     -- ln sqrt(a b / (2 pi (a + b))) and the series' 1/z terms for a + b, -a and
+                     -- -b (odd in z)
+                     s.a * _ndcg_log1p((s.x * s.b - s.y * s.a) / s.a)
+                     + s.b * _ndcg_log1p((s.y * s.a - s.x * s.b) / s.b)
+                     + 0.5 * ln(s.a * s.b / (2.0 * pi() * (s.a + s.b)))
+                     + list_sum(list_transform(
+                         [1.0 / (s.a + s.b), -1.0 / s.a, -1.0 / s.b],
+                         lambda w: w * (1.0 / 12 - w * w * (1.0 / 360 - w * w * (1.0 / 1260
+                                                            - w * w / 1680)))))
+                 ELSE s.a * CASE WHEN s.x > 0.5 THEN _ndcg_log1p(-s.y) ELSE ln(s.x) END
+                      + s.b * CASE WHEN s.y > 0.5 THEN _ndcg_log1p(-s.x) ELSE ln(s.y) END
+                      - _ndcg_lbeta(s.a, s.b)
+                 END)
              / s.a
              / (1.0 + list_reduce(
                  -- the start value 0 leads the list, not a third argument: DuckDB 1.4/1.5's

@@ -7,23 +7,28 @@
 -- scipy.stats.bootstrap(method='percentile') computes them (the two differ by Monte-Carlo error:
 -- other random numbers).
 --   resamples  number of resamples (cost: resamples x n draws per group).
---   seed       any integer or text: the same data and seed give the same interval. Draw i of
+--   seed       any integer or text (NULL is an error): the same data and seed give the same
+--              interval. Draw i of
 --              resample r is hash('seed:r:i') modulo n (_ndcg_draw) into the group's sorted
 --              differences: independent across queries and resamples, independent of row order.
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n = 0 gives NULLs; n = 1 or all
 -- differences equal gives the interval [mean_diff, mean_diff].
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(bootstrap_ci(ndcg_b, ndcg_a, conf := 0.9)) FROM per_query;
 CREATE OR REPLACE MACRO bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
-      r: _ndcg_checked_resamples(resamples), conf: _ndcg_checked_conf(conf),
-      dropped: count(*) - count(b - a)}],
+      r: _ndcg_checked_resamples(resamples), seed: _ndcg_checked_seed(seed),
+      conf: _ndcg_checked_conf(conf),
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'bootstrap_ci', 'b and a')}],
     lambda s: list_transform(
         [CASE WHEN len(s.d) > 0 THEN list_sort(list_transform(
              range(1, s.r + 1),
              lambda r: list_avg(list_transform(
                  range(1, len(s.d) + 1),
-                 lambda i: s.d[(_ndcg_draw(seed, r, i) % len(s.d)::UBIGINT)::BIGINT + 1]))))
+                 lambda i: s.d[(_ndcg_draw(s.seed, r, i) % len(s.d)::UBIGINT)::BIGINT + 1]))))
          END],
         lambda means: {n: len(s.d)::BIGINT, mean_diff: list_avg(s.d)::DOUBLE,
                        ci_low: _ndcg_sorted_quantile(means, (1.0 - s.conf) / 2.0)::DOUBLE,

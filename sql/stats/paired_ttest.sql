@@ -9,19 +9,27 @@
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n counts the pairs used.
 -- Degenerate input (never NaN): n < 2 gives NULL t, df, p_value, interval; all differences equal
 -- (sd_diff = 0) gives t NULL, p_value 1 when they are all 0 (else 0) and the interval
--- [mean_diff, mean_diff]. The p-value is exact: the regularized incomplete beta function
+-- [mean_diff, mean_diff]. Sums are centred (_ndcg_moments), so a large common offset of the
+-- differences costs no precision. The p-value is exact: the regularized incomplete beta function
 -- evaluated in SQL (sql/internal/_ndcg_betainc.sql), no normal approximation.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(paired_ttest(ndcg_b, ndcg_a)) FROM per_query;
 CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95) AS
 list_transform(
-    [{n: count(b - a), mean_a: avg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
-      mean_b: avg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE, mean_diff: avg(b - a)::DOUBLE,
-      sd_diff: stddev_samp(b - a)::DOUBLE, dropped: count(*) - count(b - a)}],
+    -- the differences as a list, centred before summing (_ndcg_moments); finite ones only: a NaN
+    -- is an error (dropped's check)
+    [{m: _ndcg_moments(coalesce(list((b - a)::DOUBLE) FILTER (WHERE isfinite(b - a)),
+                                []::DOUBLE[])),
+      mean_a: favg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
+      mean_b: favg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE,
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'paired_ttest', 'b and a')}],
     lambda s: list_transform(
-        [_ndcg_t_test(s.mean_diff, s.sd_diff / sqrt(s.n), s.n - 1, conf)],
-        lambda r: {n: s.n, mean_a: s.mean_a, mean_b: s.mean_b, mean_diff: s.mean_diff,
-                   sd_diff: s.sd_diff, t: r.t,
-                   df: CASE WHEN s.n >= 2 THEN s.n - 1.0 END::DOUBLE,
+        [_ndcg_t_test(s.m.shift + s.m.rest, sqrt(s.m.var / s.m.n), s.m.n - 1, conf)],
+        lambda r: {n: s.m.n, mean_a: s.mean_a, mean_b: s.mean_b,
+                   mean_diff: (s.m.shift + s.m.rest)::DOUBLE, sd_diff: sqrt(s.m.var)::DOUBLE,
+                   t: r.t, df: CASE WHEN s.m.n >= 2 THEN s.m.n - 1.0 END::DOUBLE,
                    p_value: r.p_value, ci_low: r.ci_low, ci_high: r.ci_high,
-                   effect_size: (s.mean_diff / nullif(s.sd_diff, 0))::DOUBLE,
+                   effect_size: ((s.m.shift + s.m.rest) / nullif(sqrt(s.m.var), 0))::DOUBLE,
                    dropped: s.dropped})[1])[1];

@@ -14,13 +14,16 @@
 --             sizes of tied groups, p = 2 P(Z > |z|), no continuity correction.
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n counts the pairs used. All
 -- differences 0 (or n = 0) gives statistic 0 and p_value 1.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(wilcoxon_test(ndcg_b, ndcg_a)) FROM per_query;
 CREATE OR REPLACE MACRO wilcoxon_test(b, a) AS
 list_transform(
     [{n: count(b - a), zeros: count(CASE WHEN b - a = 0 THEN 1 END),
       sorted: list_sort(coalesce(list(abs(b - a)) FILTER (WHERE b - a <> 0), []::DOUBLE[])),
       d: coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a <> 0), []::DOUBLE[]),
-      dropped: count(*) - count(b - a)}],
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'wilcoxon_test', 'b and a')}],
     lambda s: list_transform(
         [{m: len(s.d)::DOUBLE,
           -- R+ with tied ranks averaged: positives placed first within each tie group, then

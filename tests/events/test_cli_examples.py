@@ -37,7 +37,7 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # the demo ends its comparison with the verdict: difference, interval, p-value, wins
     assert re.search(
         r"B vs A at NDCG@10: B − A = [+-]\d\.\d+ \[[+-]\d\.\d+, [+-]\d\.\d+\], p [=<] \S+ "
-        r"\(Holm\), \d+ wins / \d+ ties / \d+ losses",
+        r"\(paired t-test, Holm\), \d+ wins / \d+ ties / \d+ losses",
         done.stdout,
     ), done.stdout
     page = (work / "ndcg_demo.html").read_text()

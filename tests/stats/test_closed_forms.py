@@ -7,6 +7,9 @@ for small p-values). The maxima are printed (pytest -s) for the closing note.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import duckdb
 import numpy as np
 import pytest
@@ -233,7 +236,114 @@ def test_degenerate_input(con: duckdb.DuckDBPyConnection) -> None:
     ("bootstrap_ci(b, a, conf := NULL)", "conf must be between 0 and 1"),
     ("randomization_test(b, a, resamples := 0)", "resamples must be a whole number"),
     ("bootstrap_ci(b, a, resamples := 2.5)", "resamples must be a whole number"),
+    # settings that were accepted and changed the result: seed NULL gave p = 1.0 and a
+    # one-point bootstrap interval; eps NULL counted nothing, eps -1 every pair a win and a loss
+    ("randomization_test(b, a, seed := NULL)", "seed must be an integer or text, got NULL"),
+    ("bootstrap_ci(b, a, seed := NULL)", "seed must be an integer or text, got NULL"),
+    ("win_tie_loss(b, a, eps := NULL)", "eps must be a finite number >= 0, got NULL"),
+    ("win_tie_loss(b, a, eps := -1)", "eps must be a finite number >= 0, got -1"),
+    ("win_tie_loss(b, a, eps := 'nan'::DOUBLE)", "eps must be a finite number >= 0, got nan"),
+    ("win_tie_loss(b, a, eps := 'inf'::DOUBLE)", "eps must be a finite number >= 0, got inf"),
 ])
 def test_bad_arguments(con: duckdb.DuckDBPyConnection, call: str, message: str) -> None:
     with pytest.raises(duckdb.Error, match=message):
         con.execute(f"SELECT {call} FROM (VALUES (0.5, 0.25), (0.75, 0.5)) t(b, a)").fetchall()
+
+
+# NaN or infinite per-query values: every test refuses them with one error naming the macro and
+# the count (NULL is the way to leave a row out). They were counted as wins (sign_test,
+# wilcoxon_test), as a win and a loss (win_tie_loss: 12 NaN + 10 losses gave 12 wins, 22 losses),
+# or propagated as NaN (paired_ttest, randomization_test's mean, bootstrap_ci's interval).
+NAN_CALLS = {
+    "paired_ttest": "paired_ttest(b, a)",
+    "wilcoxon_test": "wilcoxon_test(b, a)",
+    "sign_test": "sign_test(b, a)",
+    "win_tie_loss": "win_tie_loss(b, a)",
+    "randomization_test": "randomization_test(b, a, resamples := 100)",
+    "bootstrap_ci": "bootstrap_ci(b, a, resamples := 100)",
+}
+
+
+@pytest.mark.parametrize("macro", sorted(NAN_CALLS))
+@pytest.mark.parametrize("side, bad", [("b", "'nan'::DOUBLE"), ("a", "'-inf'::DOUBLE")])
+def test_nan_or_infinite_values_are_an_error(con: duckdb.DuckDBPyConnection, macro: str,
+                                             bad: str, side: str) -> None:
+    # 12 rows with a bad value, 10 losses, a NULL row (dropped, no error)
+    con.execute(f"""CREATE TABLE p AS
+        SELECT CASE WHEN i <= 12 AND '{side}' = 'b' THEN {bad} ELSE 0.25 END AS b,
+               CASE WHEN i <= 12 AND '{side}' = 'a' THEN {bad} ELSE 0.5 END AS a
+        FROM range(1, 23) r(i) UNION ALL SELECT NULL, 0.5""")
+    message = (rf"duckdb_ndcg: {macro}: b and a must be finite numbers, got NaN or infinity in "
+               r"12 rows \(NULL leaves a row out\)")
+    with pytest.raises(duckdb.Error, match=message):
+        con.execute(f"SELECT {NAN_CALLS[macro]} FROM p").fetchall()
+    # the same data without the bad rows is fine, and scipy's own nan_policy='raise' refuses NaN
+    con.execute(f"SELECT {NAN_CALLS[macro]} FROM p WHERE isfinite(b - a)").fetchall()
+    with pytest.raises(ValueError, match="nan"):
+        stats.ttest_rel([np.nan, 0.25, 0.3], [0.5, 0.5, 0.1], nan_policy="raise")
+
+
+@pytest.mark.parametrize("bad", ["'nan'::DOUBLE", "'inf'::DOUBLE"])
+def test_welch_nan_or_infinite_values_are_an_error(con: duckdb.DuckDBPyConnection,
+                                                   bad: str) -> None:
+    con.execute(f"""CREATE TABLE v AS SELECT * FROM (VALUES ({bad}, true), (0.5, true),
+                    (0.25, false), (0.5, false), (NULL, false), ({bad}, NULL)) t(value, is_b)""")
+    with pytest.raises(duckdb.Error, match=r"duckdb_ndcg: welch_ttest: value must be finite "
+                       r"numbers, got NaN or infinity in 1 row \(NULL leaves a row out\)"):
+        con.execute("SELECT welch_ttest(value, is_b) FROM v").fetchall()
+    with pytest.raises(ValueError, match="nan"):
+        stats.ttest_ind([np.nan, 0.5], [0.25, 0.5], equal_var=False, nan_policy="raise")
+
+
+def _exact_moments(x: np.ndarray) -> tuple[Fraction, Fraction]:
+    """The mean and sample variance of doubles, in exact rational arithmetic."""
+    exact = [Fraction(v) for v in x]
+    mean = sum(exact) / len(exact)
+    return mean, sum((v - mean) ** 2 for v in exact) / (len(exact) - 1)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e12, -3e13])
+def test_t_tests_exact_with_a_large_common_offset(con: duckdb.DuckDBPyConnection,
+                                                  offset: float) -> None:
+    """Values near 1e12 lost the p-value's 4th digit (avg and var_samp sum the offset: 3e-5
+    relative error in the variance): both tests centre before summing. Oracle: the statistics
+    in exact rational arithmetic on the same doubles, scipy.stats.t for the tail."""
+    rng = np.random.default_rng(27)
+    for case in range(4):
+        n_a, n_b = int(rng.integers(20, 300)), int(rng.integers(20, 300))
+        a = offset + rng.normal(0, 1, n_a)
+        b = offset + rng.normal(0.2, rng.uniform(0.5, 2), n_b)
+        got = con.execute("SELECT welch_ttest(v, is_b) FROM (SELECT unnest(?) v, unnest(?) is_b)",
+                          [[*a, *b], [False] * n_a + [True] * n_b]).fetchone()[0]
+        (ma, va), (mb, vb) = _exact_moments(a), _exact_moments(b)
+        se2 = va / n_a + vb / n_b
+        t = float((mb - ma) / Fraction(math.sqrt(se2)))
+        df = float(se2 * se2 / ((va / n_a) ** 2 / (n_a - 1) + (vb / n_b) ** 2 / (n_b - 1)))
+        want = 2 * stats.t.sf(abs(t), df)
+        assert got["mean_diff"] == pytest.approx(float(mb - ma), rel=1e-12), case
+        assert got["t"] == pytest.approx(t, rel=1e-10) and got["df"] == pytest.approx(df, rel=1e-10)
+        assert _close(got["p_value"], want) < TOL, (case, got["p_value"], want)
+        # paired: B's values a + a difference near the offset too (d = b - a is then large)
+        d_offset = offset / 7
+        b2 = a + d_offset + rng.normal(0.05, 0.3, n_a)
+        got = con.execute("SELECT paired_ttest(b, a) FROM (SELECT unnest(?) b, unnest(?) a)",
+                          [b2.tolist(), a.tolist()]).fetchone()[0]
+        md, vd = _exact_moments(b2 - a)  # b2 - a: what SQL's b - a computes per row
+        assert got["mean_diff"] == pytest.approx(float(md), rel=1e-15), case
+        assert got["sd_diff"] == pytest.approx(math.sqrt(vd), rel=1e-12), case
+        want = 2 * stats.t.sf(abs(float(md) / math.sqrt(float(vd) / n_a)), n_a - 1)
+        assert _close(got["p_value"], want) < TOL, (case, got["p_value"], want)
+
+
+def test_sign_test_at_four_million_pairs(con: duckdb.DuckDBPyConnection) -> None:
+    """At n = 4e6 the binomial tail was off by 3e-9 (the factor x^a y^b / B(a, b) taken as the exp
+    of a sum of terms near 1e6 that cancel), beyond the README's 1e-9; scipy.stats.binomtest is
+    the oracle, to 1e-11 relative (3e-12 measured)."""
+    n = 4_000_000
+    shifts = [1, 10, 500, 3000, 8000]
+    got = dict(con.execute(
+        "SELECT s, sign_test(CASE WHEN i < ? / 2 - s THEN 1.0 ELSE 0.0 END, 0.5).p_value "
+        "FROM range(?) r(i), unnest(?) u(s) GROUP BY s", [n, n, shifts]).fetchall())
+    for s in shifts:
+        want = stats.binomtest(n // 2 - s, n).pvalue
+        assert got[s] == pytest.approx(want, rel=1e-11, abs=0), (s, got[s], want)

@@ -76,7 +76,8 @@ def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, corre
         [correction]).df()
     assert list(got.columns) == [
         "device", "k", "queries", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value",
-        "p_adjusted", "reject", "wins", "ties", "losses", "queries_filled", "queries_dropped"]
+        "p_adjusted", "reject", "test", "correction", "wins", "ties", "losses", "queries_filled",
+        "queries_dropped"]
     assert len(got) == 6
     for row in got.itertuples():
         a, b = _per_query(demo_con, "A", row.k), _per_query(demo_con, "B", row.k)
@@ -93,6 +94,7 @@ def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, corre
         assert (row.wins, row.ties, row.losses) == (
             np.sum(vb > va), np.sum(vb == va), np.sum(vb < va))
         assert row.queries_filled == sum(not (x in a and x in b) for x in keys)
+        assert (row.test, row.correction) == ("t", correction)
     if method is None:
         assert list(got.p_adjusted) == list(got.p_value)
     else:
@@ -141,7 +143,7 @@ def test_ab_summary_equals_scipy_welch(con: duckdb.DuckDBPyConnection) -> None:
                       "baseline := 'A', slice_by := ['device'], conf := 0.9)").df()
     assert list(got.columns) == [
         "device", "k", "arm", "baseline", "queries_a", "queries_b", "mean_a", "mean_b",
-        "mean_diff", "ci_low", "ci_high", "p_value", "p_adjusted", "reject"]
+        "mean_diff", "ci_low", "ci_high", "p_value", "p_adjusted", "reject", "test", "correction"]
     assert len(got) == 12  # 3 devices x 2 cutoffs x arms B and C
     for row in got.itertuples():
         def values(arm: str, row=row) -> np.ndarray:
@@ -170,3 +172,55 @@ def test_ab_summary_baseline_errors(con: duckdb.DuckDBPyConnection, baseline: st
     with pytest.raises(duckdb.Error, match=message):
         con.execute(f"SELECT * FROM ab_summary('online', 'demo_events', 'ranker', "
                     f"baseline := {baseline})").fetchall()
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "randomization"])
+def test_compare_summary_refuses_nan_scores(demo_con: duckdb.DuckDBPyConnection, test: str) -> None:
+    """empty_ideal := 'nan' gives queries without a relevant item NaN: the tests counted them as
+    wins (sign, wilcoxon) or failed on a NaN p-value. An error naming the way out instead; NULL
+    leaves those queries out of every test, as scipy's nan_policy='omit' leaves NaN out."""
+    with pytest.raises(duckdb.Error, match=r"duckdb_ndcg: the NDCG@5 of query \{.*\} is NaN or "
+                       r"infinite \(empty_ideal := nan\): the tests need a number per query; "
+                       r"empty_ideal := NULL leaves the queries with no relevant item out"):
+        demo_con.execute("SELECT * FROM compare_summary('rA', 'rB', 'demo_events', k := 5, "
+                         "empty_ideal := 'nan', test := ?, resamples := 50)", [test]).fetchall()
+    got = demo_con.execute(
+        "SELECT queries, wins, ties, losses, p_value FROM compare_summary('rA', 'rB', "
+        "'demo_events', k := 5, empty_ideal := NULL, test := ?, resamples := 50)", [test]
+    ).fetchall()[0]
+    a, b = _per_query(demo_con, "A", 5), _per_query(demo_con, "B", 5)
+    no_relevant = {q for q, in demo_con.execute(
+        "SELECT query_id FROM ndcg_report('rA', 'demo_events', k := 5, empty_ideal := NULL) "
+        "WHERE ndcg IS NULL").fetchall()}
+    keys = [x for x in a.keys() & b.keys() if x[0] not in no_relevant]
+    va, vb = np.array([a[x] for x in keys]), np.array([b[x] for x in keys])
+    assert got[:4] == (len(keys), np.sum(vb > va), np.sum(vb == va), np.sum(vb < va))
+    if test == "sign":
+        assert got[4] == pytest.approx(
+            stats.binomtest(int(np.sum(vb > va)), int(np.sum(vb != va))).pvalue, abs=1e-12)
+    if test == "t":
+        nan_a = np.array([a[x] if x[0] not in no_relevant else np.nan for x in a.keys() & b.keys()])
+        nan_b = np.array([b[x] if x[0] not in no_relevant else np.nan for x in a.keys() & b.keys()])
+        omit = stats.ttest_rel(nan_b, nan_a, nan_policy="omit").pvalue
+        assert got[4] == pytest.approx(omit, abs=1e-9)
+
+
+def test_ab_summary_refuses_nan_scores(con: duckdb.DuckDBPyConnection) -> None:
+    demo.generate(con, queries=100)
+    with pytest.raises(duckdb.Error, match=r"the NDCG@10 of query \{.*\} is NaN or infinite"):
+        con.execute("SELECT * FROM ab_summary('demo_rankings', 'demo_events', 'ranker', "
+                    "baseline := 'A', empty_ideal := 'nan')").fetchall()
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("seed := NULL", "seed must be an integer or text, got NULL"),
+    ("eps := NULL", "eps must be a finite number >= 0, got NULL"),
+    ("eps := -1", "eps must be a finite number >= 0, got -1"),
+])
+def test_compare_summary_null_or_bad_settings(con: duckdb.DuckDBPyConnection, setting: str,
+                                              message: str) -> None:
+    demo.generate(con, queries=30)
+    con.execute("CREATE VIEW rA AS SELECT * FROM demo_rankings WHERE ranker = 'A'")
+    with pytest.raises(duckdb.Error, match=message):
+        con.execute(f"SELECT * FROM compare_summary('rA', 'rA', 'demo_events', "
+                    f"test := 'randomization', resamples := 20, {setting})").fetchall()
