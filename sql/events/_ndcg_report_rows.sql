@@ -148,6 +148,32 @@ _ndcg_ideal AS (
 _ndcg_relevant AS (
     SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
 ),
+_ndcg_more AS (
+    -- duplicates = 'allow': the graded items a ranking shows more than once (at any depth) and
+    -- how many more times; empty otherwise (a constant condition)
+    SELECT _key, _q, _i, any_value(rel) AS rel, any_value(_g) AS _g, count(*) - 1 AS _more
+    FROM _ndcg_shown JOIN _ndcg_gained USING (_q, _i)
+    WHERE duplicates = 'allow'
+    GROUP BY _key, _q, _i
+    HAVING count(*) > 1
+),
+_ndcg_more_ideal AS (
+    -- the ideal of a ranking that repeats a graded item holds the item as often as it was shown:
+    -- the query's graded items once each, plus the repeats
+    SELECT _key AS _more_key, _k AS _more_k, fsum(_g / _ndcg_discount(_p, log_base)) AS _more_idcg
+    FROM (SELECT _key, _g, row_number() OVER (PARTITION BY _key ORDER BY _g DESC) AS _p
+          FROM (SELECT _key, _g FROM (SELECT DISTINCT _key, _q FROM _ndcg_more)
+                                     JOIN _ndcg_gained USING (_q)
+                UNION ALL
+                SELECT _key, _g FROM (SELECT _key, _g, unnest(range(_more)) FROM _ndcg_more))),
+         _ndcg_cuts
+    WHERE _p <= coalesce(_k, _p)
+    GROUP BY _key, _k
+),
+_ndcg_more_relevant AS (
+    SELECT _key AS _more_rel_key, sum(_more)::BIGINT AS _more_relevant
+    FROM _ndcg_more WHERE rel > 0 GROUP BY _key
+),
 _ndcg_judged AS (
     -- the judged run of each ranking: the rows read with their grade (0 without events) and the
     -- tie group start as rank key, then the graded items not among them, rnk NULL
@@ -160,6 +186,15 @@ _ndcg_judged AS (
     WHERE _ndcg_report_has_family(metrics)
       AND NOT EXISTS (SELECT 1 FROM _ndcg_read AS r
                       WHERE r._key = _ndcg_rankings_read._key AND r._i = _ndcg_gained._i)
+    UNION ALL
+    -- duplicates = 'allow': a repeated item's impressions beyond those above (the rows read, or
+    -- the one unshown row), rnk NULL, so that the run holds it as often as it was shown
+    SELECT _key, _i, rel, NULL::DOUBLE
+    FROM (SELECT _key, _i, rel,
+                 unnest(range(_more + 1 - greatest(1, (SELECT count(*) FROM _ndcg_read AS r
+                                                       WHERE r._key = m._key AND r._i = m._i))))
+          FROM _ndcg_more AS m)
+    WHERE _ndcg_report_has_family(metrics)
 ),
 _ndcg_judged_lists AS (
     -- each ranking's judged run as one list, for _ndcg_report_metric_rows to score (a list
@@ -235,20 +270,25 @@ SELECT _key, _k,
            WHEN _item IS NOT NULL THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' shows ' || item_col || ' '
                      || _item || ' more than once in ranking ' || _key::VARCHAR
-                     || ' (pass duplicates := ''allow'' to score every impression)')
-           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(idcg, 0.0), 0), empty_ideal)
+                     || ' (pass duplicates := ''allow'' to score every impression: each '
+                     || 'showing gains its item''s grade and the ideal holds the item as often '
+                     || 'as it was shown)')
+           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(_more_idcg, idcg, 0.0), 0),
+                         empty_ideal)
        END::DOUBLE AS ndcg,
        coalesce(dcg, 0.0)::DOUBLE AS dcg,
-       coalesce(idcg, 0.0)::DOUBLE AS idcg,
+       coalesce(_more_idcg, idcg, 0.0)::DOUBLE AS idcg,
        shown,
        shown_relevant,
-       coalesce(relevant, 0) AS relevant,
+       coalesce(relevant, 0) + coalesce(_more_relevant, 0) AS relevant,
        _judged
 FROM _ndcg_rankings_read
 CROSS JOIN _ndcg_cuts
 LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_relevant ON _rel_q = _q
+LEFT JOIN _ndcg_more_ideal ON _more_key = _key AND _more_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_more_relevant ON _more_rel_key = _key
 LEFT JOIN _ndcg_repeated USING (_key)
 LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
 CROSS JOIN _ndcg_key_types

@@ -1,0 +1,110 @@
+"""The judged run a report scores (issue 20): repeated impressions, search-level events without an
+item, slices from the events table, exact key joins and negative gains. Numbers by hand."""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from duckdb_ndcg import cli
+from duckdb_ndcg.evaluate import evaluate
+
+L3 = math.log2(3)
+
+
+def _table(con: duckdb.DuckDBPyConnection, name: str, columns: str, rows: list[tuple]) -> None:
+    values = ", ".join(repr(row) for row in rows)
+    con.execute(f"CREATE TABLE {name} AS SELECT * FROM (VALUES {values}) t({columns})")
+
+
+# --- 1. duplicates := 'allow': every impression scored, the ideal from the same impressions ---
+
+
+@pytest.fixture
+def repeated(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    # q: a at 1 and 3 (click, 1), b at 2 (purchase, 3), c at 4 (no event); z never shown (cart, 2)
+    # r: e at 1 and 2 (purchase, 3): following the advice gave NDCG (3 + 3 / log2 3) / 3 = 1.63
+    _table(con, "shown", "query_id, item_id, position",
+           [("q", "a", 1), ("q", "b", 2), ("q", "a", 3), ("q", "c", 4),
+            ("r", "e", 1), ("r", "e", 2)])
+    _table(con, "events", "query_id, item_id, event_type",
+           [("q", "a", "click"), ("q", "b", "purchase"), ("q", "z", "add_to_cart"),
+            ("r", "e", "purchase"), ("r", "e", "click")])
+    return con
+
+
+# DCG@3 of q: 1 + 3 / log2 3 + 1 / 2; its impressions' grades and z's: 3, 2, 1, 1, 0, so
+# IDCG@3 = 3 + 2 / log2 3 + 1 / 2; shown 4, shown_relevant 3 (a twice, b), relevant 4 (a twice,
+# b, z). r: e twice, DCG = IDCG.
+Q_DCG = 1.5 + 3 / L3
+Q_IDCG = 3.5 + 2 / L3
+R_DCG = 3 + 3 / L3
+EXPECTED_ALLOW = [
+    ("q", 3, pytest.approx(Q_DCG / Q_IDCG, abs=1e-12), pytest.approx(Q_DCG, abs=1e-12),
+     pytest.approx(Q_IDCG, abs=1e-12), 4, 3, 4),
+    ("r", 3, 1.0, pytest.approx(R_DCG, abs=1e-12), pytest.approx(R_DCG, abs=1e-12), 2, 2, 2),
+]
+
+
+def test_allow_duplicates_scores_each_impression_against_the_same_impressions(
+    repeated: duckdb.DuckDBPyConnection,
+) -> None:
+    got = repeated.execute(
+        "SELECT query_id, k, ndcg, dcg, idcg, shown, shown_relevant, relevant "
+        "FROM ndcg_report('shown', 'events', k := 3, duplicates := 'allow') ORDER BY 1"
+    ).fetchall()
+    assert got == EXPECTED_ALLOW
+    summary = repeated.execute(
+        "SELECT queries, mean_ndcg, shown_relevant, relevant "
+        "FROM ndcg_summary('shown', 'events', k := 3, duplicates := 'allow')"
+    ).fetchall()
+    assert summary == [(2, pytest.approx((Q_DCG / Q_IDCG + 1) / 2, abs=1e-12), 5, 6)]
+
+
+def test_allow_duplicates_below_the_cutoff_count_in_the_ideal(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """A repeat further down is an impression too: in the ideal and the relevant count, at every
+    cutoff alike, whichever other cutoffs are asked for; the family counts it the same way."""
+    # a at 1 and 13, below the rows any of these cutoffs reads (the first max(k) + 1)
+    shown = [("q", "a", 1), *(("q", f"f{p}", p) for p in range(2, 13)), ("q", "a", 13)]
+    _table(con, "shown", "query_id, item_id, position", shown)
+    _table(con, "events", "query_id, item_id, event_type", [("q", "a", "purchase")])
+    expected = 3 / (3 + 3 / L3)  # grades of the impressions: 3, 0 (11 times), 3
+    for k in ("2", "[2, 10]"):
+        got = con.execute(
+            "SELECT k, ndcg, relevant, recall_at_k FROM ndcg_report('shown', 'events', "
+            f"k := {k}, duplicates := 'allow', metrics := ['ndcg', 'recall_at_k']) WHERE k = 2"
+        ).fetchall()
+        assert got == [(2, pytest.approx(expected, abs=1e-12), 2, 0.5)]
+
+
+def test_allow_duplicates_in_evaluate_and_the_cli(
+    repeated: duckdb.DuckDBPyConnection, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rel = evaluate("shown", "events", k=3, duplicates="allow", con=repeated)
+    got = rel.project("query_id, k, ndcg, dcg, idcg, shown, shown_relevant, relevant")
+    assert sorted(got.fetchall()) == EXPECTED_ALLOW
+    repeated.execute(f"COPY shown TO '{tmp_path / 'shown.csv'}'")
+    repeated.execute(f"COPY events TO '{tmp_path / 'events.csv'}'")
+    code = cli.main([
+        "evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"), "--k", "3",
+        "--allow-duplicates", "--output", str(tmp_path / "out.csv"),
+    ])
+    assert code == 0, capsys.readouterr().err
+    out = repeated.execute(
+        f"SELECT query_id, ndcg, relevant FROM '{tmp_path / 'out.csv'}' ORDER BY 1"
+    ).fetchall()
+    assert out == [("q", pytest.approx(Q_DCG / Q_IDCG, abs=1e-12), 4), ("r", 1.0, 2)]
+
+
+def test_duplicate_error_says_what_allow_means(repeated: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match=r"every impression: each showing gains its item's "
+                       r"grade and the ideal holds the item as often as it was shown\)"):
+        repeated.execute("SELECT * FROM ndcg_report('shown', 'events', k := 3)").fetchall()
+
