@@ -163,7 +163,8 @@ def evaluate(
     is a dict, a table or a file with two columns. Returns a DuckDB relation (``.df()`` needs
     pandas, ``.pl()`` polars, ``.to_arrow_table()`` pyarrow) that reads its own inputs: later
     calls on the same connection do not change it. A ``UserWarning`` says how many event rows
-    ``unknown='ignore'`` dropped, and when (almost) no graded event matches a shown item. The other
+    ``unknown='ignore'`` dropped, how many events without an item (graded 0 or ignored) were
+    dropped, and when (almost) no graded event matches a shown item. The other
     options are ``ndcg_report``'s, with its defaults: ``log_base`` is the base of the discount
     ``log_base(position + 1)`` (2; any finite number above 1), ``gain`` 'linear' or 'exponential'.
     ``metrics`` adds family metrics (``'precision_at_k'``, ``'err'``, ...) as columns of the
@@ -202,8 +203,9 @@ def evaluate(
     grades = _read_mapping(con, mapping)
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
     mapping_params = [list(grades), list(grades.values())] if grades is not None else []
-    if unknown == "ignore":
-        _warn_dropped(con, logged, event_col, mapping_sql, mapping_params)
+    _warn_dropped(
+        con, logged, (query_col, item_col, event_col), unknown, mapping_sql, mapping_params
+    )
     _warn_unmatched(
         con, ranked, logged, query_col, item_col, event_col, mapping_sql, mapping_params
     )
@@ -327,20 +329,38 @@ def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
 def _warn_dropped(
     con: duckdb.DuckDBPyConnection,
     logged: Source,
-    event_col: str,
+    columns: tuple[str, str, str],
+    unknown: str,
     mapping_sql: str,
     mapping_params: list[object],
 ) -> None:
-    dropped, types = con.sql(
-        "SELECT count(*), list_sort(list_distinct(list(coalesce(e::VARCHAR, 'NULL')))) FROM ("
-        "SELECT COLUMNS(lambda c: c = ?) AS e FROM query_table(?)) "
-        f"WHERE _ndcg_event_grade(e, {mapping_sql}) IS NULL",
-        params=[event_col, logged.name, *mapping_params],
+    """Warn of the event rows the report drops (one scan): those of types the mapping lacks
+    (``unknown='ignore'``), and those without an item whose type is graded 0 or ignored."""
+    query_col, item_col, event_col = columns
+    ignore = unknown == "ignore"
+    row = con.sql(
+        "SELECT count(*) FILTER (WHERE g IS NULL), "
+        "list_sort(list(DISTINCT coalesce(e, 'NULL')) FILTER (WHERE g IS NULL)), "
+        "count(*) FILTER (WHERE _itemless), "
+        "list_sort(list(DISTINCT coalesce(e, 'NULL')) FILTER (WHERE _itemless)) "
+        "FROM (SELECT *, no_item AND NOT no_query AND (g = 0 OR (g IS NULL AND ?)) AS _itemless "
+        f"FROM (SELECT *, _ndcg_event_grade(e, {mapping_sql}) AS g FROM ("
+        "SELECT COLUMNS(lambda c: c = ?)::VARCHAR AS e, COLUMNS(lambda c: c = ?) IS NULL AS no_item, "
+        "COLUMNS(lambda c: c = ?) IS NULL AS no_query FROM query_table(?))))",
+        params=[ignore, *mapping_params, event_col, item_col, query_col, logged.name],
     ).fetchall()[0]
-    if dropped:
+    ignored, ignored_types, itemless, itemless_types = row
+    if ignore and ignored:
         warnings.warn(
-            f"events {logged.label}: ignored {dropped} rows whose event type is not in the mapping "
-            f"({', '.join(types)})",
+            f"events {logged.label}: ignored {ignored} rows whose event type is not in the mapping "
+            f"({', '.join(ignored_types)})",
+            UserWarning,
+            stacklevel=3,
+        )
+    if itemless:
+        warnings.warn(
+            f"events {logged.label}: dropped {itemless} rows without {item_col} (event types "
+            f"graded 0 or ignored: {', '.join(itemless_types)})",
             UserWarning,
             stacklevel=3,
         )

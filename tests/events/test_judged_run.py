@@ -108,3 +108,93 @@ def test_duplicate_error_says_what_allow_means(repeated: duckdb.DuckDBPyConnecti
                        r"grade and the ideal holds the item as often as it was shown\)"):
         repeated.execute("SELECT * FROM ndcg_report('shown', 'events', k := 3)").fetchall()
 
+
+# --- 7. events without an item: dropped and counted when their type is graded 0 or ignored ---
+
+
+@pytest.fixture
+def itemless(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    # q shows a, b; b is clicked. Search-level events have no item: search_refine (not in the
+    # default mapping), impression (grade 0).
+    _table(con, "shown", "query_id, item_id, position", [("q", "a", 1), ("q", "b", 2)])
+    con.execute("CREATE TABLE events(query_id VARCHAR, item_id VARCHAR, event_type VARCHAR)")
+    con.execute("INSERT INTO events VALUES ('q', 'b', 'click'), ('q', NULL, 'search_refine'), "
+                "('q', NULL, 'search_refine'), ('q', NULL, 'impression')")
+    return con
+
+
+ITEMLESS_NDCG = 1 / L3  # b (grade 1) at position 2, ideal: b first
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "unknown := 'ignore'",  # search_refine ignored, impression graded 0
+        "mapping := MAP {'click': 1, 'impression': 0, 'search_refine': 0}",
+    ],
+)
+def test_itemless_events_of_grade_0_or_ignored_are_dropped(
+    itemless: duckdb.DuckDBPyConnection, options: str
+) -> None:
+    assert itemless.execute(
+        f"SELECT query_id, item_id, rel FROM event_relevance('events', {options})"
+    ).fetchall() == [("q", "b", 1.0)]
+    assert itemless.execute(
+        f"SELECT ndcg, relevant FROM ndcg_report('shown', 'events', {options})"
+    ).fetchall() == [(pytest.approx(ITEMLESS_NDCG, abs=1e-12), 1)]
+
+
+@pytest.mark.parametrize(
+    ("row", "options", "message"),
+    [
+        # a graded event without its item: a broken log, not a search-level event
+        ("('q', NULL, 'click')", "unknown := 'ignore'", "events table events has NULL in item_id"
+         " on an event of a graded type (click)"),
+        ("('q', NULL, 'skip')", "mapping := MAP {'click': 1, 'skip': -1}",
+         "has NULL in item_id on an event of a graded type (skip)"),
+        # an unknown type without an item: the unknown-type error, whose advice fixes both
+        ("('q', NULL, 'search_refine')", "", "has event types the mapping lacks: search_refine"),
+        ("(NULL, 'b', 'impression')", "", "events table events has NULL in query_id"),
+    ],
+)
+def test_itemless_events_that_matter_are_errors(
+    itemless: duckdb.DuckDBPyConnection, row: str, options: str, message: str
+) -> None:
+    itemless.execute(f"DELETE FROM events WHERE item_id IS NULL; INSERT INTO events VALUES {row}")
+    for sql in ("SELECT * FROM event_relevance('events'{})",
+                "SELECT * FROM ndcg_report('shown', 'events'{})"):
+        with pytest.raises(duckdb.Error, match=re.escape(message)):
+            itemless.execute(sql.format(", " + options if options else "")).fetchall()
+
+
+def test_itemless_events_are_counted_by_evaluate_and_the_cli(
+    itemless: duckdb.DuckDBPyConnection, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.warns(UserWarning, match=re.escape(
+        "events events: dropped 3 rows without item_id (event types graded 0 or ignored: "
+        "impression, search_refine)"
+    )):
+        rel = evaluate("shown", "events", con=itemless, unknown="ignore")
+    assert rel.project("ndcg").fetchall() == [(pytest.approx(ITEMLESS_NDCG, abs=1e-12),)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no item is missing: no warning
+        itemless.execute("CREATE TABLE events_ok AS SELECT * FROM events WHERE item_id IS NOT NULL")
+        evaluate("shown", "events_ok", con=itemless).fetchall()
+    itemless.execute(f"COPY shown TO '{tmp_path / 'shown.csv'}'")
+    itemless.execute(f"COPY events TO '{tmp_path / 'events.csv'}'")
+    code = cli.main(["evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"),
+                     "--ignore-unknown"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out.startswith("query_id"), err
+    assert "dropped 3 rows without item_id" in err
+
+
+def test_events_all_of_unknown_types_are_an_error_in_the_report(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    """The checks ran on the (query, item) pairs left: a log without a positive grade and of
+    unknown types only gave every query 0.0 instead of the unknown-type error."""
+    _table(con, "shown", "query_id, item_id, position", [("q", "a", 1)])
+    _table(con, "events", "query_id, item_id, event_type", [("q", "a", "like")])
+    with pytest.raises(duckdb.Error, match="has event types the mapping lacks: like"):
+        con.execute("SELECT * FROM ndcg_report('shown', 'events')").fetchall()

@@ -181,7 +181,7 @@ BAD_SQL = {
     ),
     "NULL item in events": (
         "SELECT * FROM event_relevance('ev_null')",
-        "has NULL in query_id or item_id",
+        "has NULL in item_id on an event of a graded type (click)",
     ),
     "collapse last without time": (
         "SELECT * FROM event_relevance('ev_ok', collapse := 'last')",
