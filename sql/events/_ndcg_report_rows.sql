@@ -77,7 +77,23 @@ _ndcg_key_types AS (
                AS _shown_types,
            [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
             (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
-               AS _event_types
+               AS _event_types,
+           -- keys whose collation makes different ids equal ('A' and 'a' with NOCASE): the
+           -- joins and groups would merge them, so they are refused (one row of each table)
+           list_filter([
+               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                                         FROM query_table(rankings) LIMIT 1))
+                    THEN query_col || ' of rankings table ' || rankings END,
+               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                                         FROM query_table(rankings) LIMIT 1))
+                    THEN item_col || ' of rankings table ' || rankings END,
+               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                                         FROM query_table(events) LIMIT 1))
+                    THEN query_col || ' of events table ' || events END,
+               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                                         FROM query_table(events) LIMIT 1))
+                    THEN item_col || ' of events table ' || events END],
+               lambda c: c IS NOT NULL) AS _collated
 ),
 _ndcg_shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
@@ -204,8 +220,10 @@ _ndcg_judged_lists AS (
     GROUP BY _key
 ),
 _ndcg_grade_check AS (
-    -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
-    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM _ndcg_graded
+    -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
+    -- grades and gains are refused below, in the report's words (it has no negative option)
+    SELECT _ndcg_grade_error(rel, gain, 'zero') AS _grade_error, min(rel) AS _min_grade
+    FROM _ndcg_graded
 )
 SELECT _key, _k,
        CASE
@@ -229,8 +247,19 @@ SELECT _key, _k,
            WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
                error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
                      || coalesce('''' || ties || '''', 'NULL'))
-           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'error') IS NOT NULL
+           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'zero') IS NOT NULL
                 OR _grade_error IS NOT NULL THEN NULL
+           WHEN _min_grade < 0 THEN
+               error('duckdb_ndcg: mapping gives an event type the negative grade '
+                     || _min_grade::VARCHAR || ': the report scores grades of 0 and above')
+           WHEN _ndcg_is_map(gain)
+                AND list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))) < 0 THEN
+               error('duckdb_ndcg: gain map ' || gain::VARCHAR || ' gives grade '
+                     || list_filter(map_entries(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
+                                    lambda e: e.value < 0)[1].key::VARCHAR
+                     || ' the negative gain '
+                     || list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))))::VARCHAR
+                     || ': the report scores gains of 0 and above')
            WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
                error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
                      || rankings || ' must be a number, got ' || _shown_types[3]
@@ -242,6 +271,12 @@ SELECT _key, _k,
                      || _shown_types[2] || ' but events ' || events || ' has ' || query_col || ' '
                      || _event_types[1] || ', ' || item_col || ' ' || _event_types[2]
                      || ' (cast one side in a view so that ids compare as the same kind)')
+           WHEN len(_collated) > 0 THEN
+               error('duckdb_ndcg: ' || _collated[1] || ' has a collation under which different '
+                     || 'ids compare equal (''A'' = ''a''): keys are compared exactly, so drop it '
+                     || 'in a view (' || (CASE WHEN _collated[1] LIKE query_col || ' %'
+                                               THEN query_col ELSE item_col END)
+                     || ' COLLATE "binary")')
            -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
            WHEN len(slice_by) > 0
                 AND list_any_value(list_filter(

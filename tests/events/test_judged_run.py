@@ -198,3 +198,103 @@ def test_events_all_of_unknown_types_are_an_error_in_the_report(
     _table(con, "events", "query_id, item_id, event_type", [("q", "a", "like")])
     with pytest.raises(duckdb.Error, match="has event types the mapping lacks: like"):
         con.execute("SELECT * FROM ndcg_report('shown', 'events')").fetchall()
+
+
+# --- 20. negative gains in a gain map; key columns with a collation ---
+
+NEGATIVE_MAP = "MAP {0: 0, 1: -1, 2: 3}"
+RANKED = "FROM (VALUES (1, 1), (2, 2), (0, 3)) t(r, p)"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"SELECT ndcg(r, p, gain := {NEGATIVE_MAP}) {RANKED}",
+        f"SELECT dcg(r, p, gain := {NEGATIVE_MAP}) {RANKED}",
+        f"SELECT idcg(r, gain := {NEGATIVE_MAP}) {RANKED}",
+        f"SELECT cg(r, p, gain := {NEGATIVE_MAP}) {RANKED}",
+        f"SELECT mean_ndcg(1, r, p, gain := {NEGATIVE_MAP}) {RANKED}",
+        f"SELECT list_ndcg([1, 2, 0], gain := {NEGATIVE_MAP})",
+        "SELECT list_ndcg([1, 2, 0], gain := '{0=0, 1=-1, 2=3}')",
+        f"SELECT list_dcg([1, 2, 0], gain := {NEGATIVE_MAP})",
+        f"SELECT list_idcg([1, 2, 0], gain := {NEGATIVE_MAP})",
+        f"SELECT list_cg([1, 2, 0], gain := {NEGATIVE_MAP})",
+        f"SELECT discounted_gain(1, 1, gain := {NEGATIVE_MAP})",
+        "SELECT * FROM ndcg_report('shown', 'events', gain := MAP {0: 0, 1: -1, 2: 3, 3: 7})",
+    ],
+)
+def test_a_negative_gain_in_a_gain_map_is_refused(
+    repeated: duckdb.DuckDBPyConnection, sql: str
+) -> None:
+    """ndcg with gains -1 (grade 1 first) and 3 was 0.357 and could exceed 1; now an error
+    naming the option that allows it (the report has none: always an error there)."""
+    hint = (": the report scores gains of 0 and above" if "ndcg_report" in sql
+            else " (pass negative := 'zero' to count it as gain 0)")
+    shown = "{0=0, 1=-1, 2=3, 3=7}" if "ndcg_report" in sql else "{0=0, 1=-1, 2=3}"
+    message = f"gain map {shown} gives grade 1.0 the negative gain -1.0{hint}"
+    with pytest.raises(duckdb.Error, match=re.escape(message)):
+        repeated.execute(sql).fetchall()
+
+
+def test_negative_zero_counts_a_negative_gain_as_0(con: duckdb.DuckDBPyConnection) -> None:
+    # grade 1 gains 0, grade 2 gains 3: DCG = 3 / log2 3, IDCG = 3
+    assert con.execute(
+        f"SELECT ndcg(r, p, gain := {NEGATIVE_MAP}, negative := 'zero') {RANKED}"
+    ).fetchall() == [(pytest.approx(1 / L3, abs=1e-12),)]
+    assert con.execute(
+        f"SELECT list_ndcg([1, 2, 0], gain := {NEGATIVE_MAP}, negative := 'zero'), "
+        f"discounted_gain(1, 1, gain := {NEGATIVE_MAP}, negative := 'zero')"
+    ).fetchall() == [(pytest.approx(1 / L3, abs=1e-12), 0.0)]
+
+
+def test_a_negative_grade_in_the_report_names_no_missing_option(
+    repeated: duckdb.DuckDBPyConnection,
+) -> None:
+    """The report has no negative option: its error said "pass negative := 'zero'"."""
+    with pytest.raises(duckdb.Error, match=re.escape(
+        "mapping gives an event type the negative grade -1.0: the report scores grades of 0 and"
+    )):
+        repeated.execute("SELECT * FROM ndcg_report('shown', 'events', mapping := "
+                         "MAP {'click': -1, 'purchase': 3, 'add_to_cart': 2})").fetchall()
+
+
+def test_portable_sql_refuses_a_negative_gain_too(con: duckdb.DuckDBPyConnection) -> None:
+    from duckdb_ndcg.portable import events_to_sql, to_sql
+
+    gains = {0: 0, 1: -1, 2: 3}
+    with pytest.raises(ValueError, match=re.escape(
+        "gain map gives grade 1 the negative gain -1 (pass negative='zero' to count it as gain 0)"
+    )):
+        to_sql("ndcg", "duckdb", table="run", gain=gains)
+    with pytest.raises(ValueError, match="negative gain -1"):
+        events_to_sql("duckdb", rankings="shown", events="events", k=10, gain=gains)
+    con.execute(f"CREATE TABLE run AS SELECT 'q' AS query_id, r AS rel, p AS rnk {RANKED}")
+    sql = to_sql("ndcg", "duckdb", table="run", gain=gains, negative="zero")
+    assert con.execute(sql).fetchall()[0][-1] == pytest.approx(1 / L3, abs=1e-12)
+
+
+@pytest.mark.parametrize("collation", ["NOCASE", "NOACCENT", "NOCASE.NOACCENT"])
+@pytest.mark.parametrize(("table", "column"), [("events", "item_id"), ("shown", "query_id")])
+def test_keys_with_a_collation_are_not_joined_as_equal(
+    con: duckdb.DuckDBPyConnection, collation: str, table: str, column: str
+) -> None:
+    """'A' and 'a' under NOCASE joined: NDCG 1.63 (both shown items took the purchase)."""
+    con.execute(f"CREATE TABLE shown(query_id VARCHAR{' COLLATE ' + collation if table == 'shown' else ''}, item_id VARCHAR, position INT)")
+    con.execute("INSERT INTO shown VALUES ('q', 'A', 1), ('q', 'a', 2)")
+    con.execute(f"CREATE TABLE events(query_id VARCHAR, item_id VARCHAR{' COLLATE ' + collation if table == 'events' else ''}, event_type VARCHAR)")
+    con.execute("INSERT INTO events VALUES ('q', 'a', 'purchase')")
+    label = "rankings table shown" if table == "shown" else "events table events"
+    message = (f"{column} of {label} has a collation under which different ids compare equal "
+               f"('A' = 'a'): keys are compared exactly, so drop it in a view ({column} COLLATE "
+               '"binary")')
+    with pytest.raises(duckdb.Error, match=re.escape(message)):
+        con.execute("SELECT * FROM ndcg_report('shown', 'events')").fetchall()
+    with pytest.raises(duckdb.Error, match=re.escape(message)):
+        evaluate("shown", "events", con=con).fetchall()
+    # the fix the message names: the same tables, keys compared exactly
+    con.execute(f"CREATE VIEW {table}_exact AS SELECT * REPLACE ({column} COLLATE \"binary\" AS {column}) FROM {table}")
+    exact = ("shown_exact", "events") if table == "shown" else ("shown", "events_exact")
+    assert con.execute(
+        f"SELECT ndcg FROM ndcg_report('{exact[0]}', '{exact[1]}')"
+    ).fetchall() == [(pytest.approx(1 / L3, abs=1e-12),)]
+
