@@ -10,7 +10,8 @@
 --              mapping := (SELECT map(list(event_type), list(grade)) FROM my_mapping).
 --   collapse   how the events of one (query, item) become one grade: 'max' (best action), 'sum'
 --              (grades add up), 'last' (grade of the latest event by time_col; equal times keep
---              the higher grade; a NULL time counts as earlier than every time).
+--              the higher grade; a NULL time counts as earlier than every time). Any other
+--              value (NULL, 'mean', 'MAX': choices are exact) is an error, whatever unknown is.
 --   time_col   name of the timestamp column; needed by collapse := 'last' only, and must be a
 --              date, time, timestamp or number (text would compare alphabetically).
 --   unknown    'error': an event type the mapping lacks is an error listing every such type;

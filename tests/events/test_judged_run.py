@@ -298,3 +298,24 @@ def test_keys_with_a_collation_are_not_joined_as_equal(
         f"SELECT ndcg FROM ndcg_report('{exact[0]}', '{exact[1]}')"
     ).fetchall() == [(pytest.approx(1 / L3, abs=1e-12),)]
 
+
+# --- 18. collapse is checked whatever unknown says ---
+
+
+@pytest.mark.parametrize(("value", "shown"), [("NULL", "NULL"), ("'mean'", "'mean'"),
+                                              ("'MAX'", "'MAX'")])
+@pytest.mark.parametrize("unknown", ["ignore", "error"])
+def test_a_bad_collapse_is_an_error_also_when_unknown_types_are_ignored(
+    repeated: duckdb.DuckDBPyConnection, value: str, shown: str, unknown: str
+) -> None:
+    """With unknown := 'ignore' every NDCG was 0.0. Choices are exact, as for every option
+    ('MAX' is not 'max', as 'AVERAGE' is not a ties value)."""
+    message = f"collapse must be 'max', 'sum' or 'last', got {shown}"
+    for sql in (f"SELECT * FROM event_relevance('events', collapse := {value}, unknown := '{unknown}')",
+                f"SELECT * FROM ndcg_report('shown', 'events', collapse := {value}, "
+                f"unknown := '{unknown}', duplicates := 'allow')"):
+        with pytest.raises(duckdb.Error, match=re.escape(message)):
+            repeated.execute(sql).fetchall()
+    python = None if value == "NULL" else value.strip("'")
+    with pytest.raises(ValueError, match=re.escape(message.replace("NULL", "None"))):
+        evaluate("shown", "events", con=repeated, collapse=python, unknown=unknown)
