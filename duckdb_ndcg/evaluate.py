@@ -170,7 +170,9 @@ def evaluate(
     ``metrics`` adds family metrics (``'precision_at_k'``, ``'err'``, ...) as columns of the
     report, with ``threshold`` (relevant: grade >= threshold) and err's ``max_grade``
     (``'mapping'``: the mapping's largest grade); ``shape='summary'`` gives their means
-    (``mean_precision_at_k``, ...).
+    (``mean_precision_at_k``, ...). A ``slice_by`` column the rankings lack is taken from the
+    events, one value per query (events of a query that disagree are an error; a query without
+    events gets NULL).
 
     Example::
 
@@ -189,7 +191,6 @@ def evaluate(
     logged = open_source(con, events, "events")
     rank_col = {"score_col": score_col} if score_col else {"position_col": position_col}
     _require(ranked, "rankings", {"query_col": query_col, "item_col": item_col, **rank_col})
-    _require(ranked, "rankings", {f"slice_by[{i}]": name for i, name in enumerate(slice_by)})
     _require(
         logged,
         "events",
@@ -200,6 +201,7 @@ def evaluate(
             "time_col": time_col,
         },
     )
+    ranked = _with_event_slices(con, ranked, logged, query_col, list(slice_by))
     grades = _read_mapping(con, mapping)
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
     mapping_params = [list(grades), list(grades.values())] if grades is not None else []
@@ -237,6 +239,56 @@ def evaluate(
     params += [threshold, max_grade]
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
     return con.sql(sql, params=[ranked.name, logged.name, *params])
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _with_event_slices(
+    con: duckdb.DuckDBPyConnection,
+    ranked: Source,
+    logged: Source,
+    query_col: str,
+    slice_by: list[str],
+) -> Source:
+    """The rankings with the slice columns only the events have, taken per query (a view under a
+    fresh name): a query whose events disagree on one is an error naming it; a query without
+    events gets NULL. ``ValueError`` for a column neither table has."""
+    from_events = []
+    for i, name in enumerate(slice_by):
+        if name in ranked.columns:
+            continue
+        if name not in logged.columns:
+            raise ValueError(
+                f"neither rankings {ranked.label} nor events {logged.label} has a column "
+                f"{name!r} (slice_by[{i}]); rankings columns: {', '.join(ranked.columns)}"
+            )
+        from_events.append(name)
+    if not from_events:
+        return ranked
+    # identifiers quoted; the table names and the message's words are parameters
+    per_query = ", ".join(
+        f"CASE WHEN count(DISTINCT {_quoted(c)}) > 1 THEN error('duckdb_ndcg: events ' || ? "
+        f"|| ' give query ' || {_quoted(query_col)}::VARCHAR || ' more than one ' || ? || "
+        f"': a slice taken from the events must have one value per query') "
+        f"ELSE any_value({_quoted(c)}) END AS {_quoted(c)}"
+        for c in from_events
+    )
+    params: list[object] = [ranked.name]
+    for c in from_events:
+        params += [logged.label, c]
+    params.append(logged.name)
+    relation = con.sql(
+        "SELECT _ndcg_r.*, _ndcg_s.* EXCLUDE (_ndcg_sq) FROM query_table(?) AS _ndcg_r "
+        f"LEFT JOIN (SELECT {_quoted(query_col)} AS _ndcg_sq, {per_query} "
+        f"FROM query_table(?) GROUP BY {_quoted(query_col)}) AS _ndcg_s "
+        f"ON _ndcg_r.{_quoted(query_col)} = _ndcg_s._ndcg_sq",
+        params=params,
+    )
+    name = f"rankings_sliced_{next(_frames)}"
+    relation.create_view(name)
+    return Source(ranked.label, name, tuple(relation.columns))
 
 
 def checked_metrics(
@@ -345,7 +397,8 @@ def _warn_dropped(
         "list_sort(list(DISTINCT coalesce(e, 'NULL')) FILTER (WHERE _itemless)) "
         "FROM (SELECT *, no_item AND NOT no_query AND (g = 0 OR (g IS NULL AND ?)) AS _itemless "
         f"FROM (SELECT *, _ndcg_event_grade(e, {mapping_sql}) AS g FROM ("
-        "SELECT COLUMNS(lambda c: c = ?)::VARCHAR AS e, COLUMNS(lambda c: c = ?) IS NULL AS no_item, "
+        "SELECT COLUMNS(lambda c: c = ?)::VARCHAR AS e, "
+        "COLUMNS(lambda c: c = ?) IS NULL AS no_item, "
         "COLUMNS(lambda c: c = ?) IS NULL AS no_query FROM query_table(?))))",
         params=[ignore, *mapping_params, event_col, item_col, query_col, logged.name],
     ).fetchall()[0]

@@ -81,17 +81,21 @@ _ndcg_key_types AS (
            -- keys whose collation makes different ids equal ('A' and 'a' with NOCASE): the
            -- joins and groups would merge them, so they are refused (one row of each table)
            list_filter([
-               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
-                                                         FROM query_table(rankings) LIMIT 1))
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                FROM query_table(rankings) LIMIT 1))
                     THEN query_col || ' of rankings table ' || rankings END,
-               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
-                                                         FROM query_table(rankings) LIMIT 1))
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                FROM query_table(rankings) LIMIT 1))
                     THEN item_col || ' of rankings table ' || rankings END,
-               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
-                                                         FROM query_table(events) LIMIT 1))
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                FROM query_table(events) LIMIT 1))
                     THEN query_col || ' of events table ' || events END,
-               CASE WHEN (SELECT _ndcg_collated(v) FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
-                                                         FROM query_table(events) LIMIT 1))
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                FROM query_table(events) LIMIT 1))
                     THEN item_col || ' of events table ' || events END],
                lambda c: c IS NOT NULL) AS _collated
 ),
@@ -285,7 +289,8 @@ SELECT _key, _k,
                error('duckdb_ndcg: rankings table ' || rankings || ' has no column '
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
-                     || ' (named in slice_by)')
+                     || ' (named in slice_by; a column of the events: join it to the rankings '
+                     || 'per query in a view, as the README shows)')
            WHEN list_has_any(list_append(slice_by, query_col),
                              list_concat(_ndcg_report_columns(), metrics)) THEN
                error('duckdb_ndcg: column '

@@ -15,6 +15,8 @@
 --                 graded item: trec_eval ndcg). A cutoff k cuts DCG and IDCG at k (ndcg_cut.k).
 --   slice_by      names of extra columns of `rankings` (day, device, variant): each (slice, query)
 --                 is its own ranking, judged by the same events (they join on query and item only).
+--                 A slice of the events (device, day) is added to the rankings per query in a
+--                 view first (README); evaluate() and the CLI do that themselves.
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).

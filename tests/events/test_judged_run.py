@@ -279,9 +279,13 @@ def test_keys_with_a_collation_are_not_joined_as_equal(
     con: duckdb.DuckDBPyConnection, collation: str, table: str, column: str
 ) -> None:
     """'A' and 'a' under NOCASE joined: NDCG 1.63 (both shown items took the purchase)."""
-    con.execute(f"CREATE TABLE shown(query_id VARCHAR{' COLLATE ' + collation if table == 'shown' else ''}, item_id VARCHAR, position INT)")
+    collated = f" COLLATE {collation}"
+    shown_q, events_i = (collated, "") if table == "shown" else ("", collated)
+    con.execute(f"CREATE TABLE shown(query_id VARCHAR{shown_q}, item_id VARCHAR, position INT)")
     con.execute("INSERT INTO shown VALUES ('q', 'A', 1), ('q', 'a', 2)")
-    con.execute(f"CREATE TABLE events(query_id VARCHAR, item_id VARCHAR{' COLLATE ' + collation if table == 'events' else ''}, event_type VARCHAR)")
+    con.execute(
+        f"CREATE TABLE events(query_id VARCHAR, item_id VARCHAR{events_i}, event_type VARCHAR)"
+    )
     con.execute("INSERT INTO events VALUES ('q', 'a', 'purchase')")
     label = "rankings table shown" if table == "shown" else "events table events"
     message = (f"{column} of {label} has a collation under which different ids compare equal "
@@ -292,7 +296,8 @@ def test_keys_with_a_collation_are_not_joined_as_equal(
     with pytest.raises(duckdb.Error, match=re.escape(message)):
         evaluate("shown", "events", con=con).fetchall()
     # the fix the message names: the same tables, keys compared exactly
-    con.execute(f"CREATE VIEW {table}_exact AS SELECT * REPLACE ({column} COLLATE \"binary\" AS {column}) FROM {table}")
+    con.execute(f'CREATE VIEW {table}_exact AS SELECT * REPLACE ({column} COLLATE "binary" '
+                f"AS {column}) FROM {table}")
     exact = ("shown_exact", "events") if table == "shown" else ("shown", "events_exact")
     assert con.execute(
         f"SELECT ndcg FROM ndcg_report('{exact[0]}', '{exact[1]}')"
@@ -311,7 +316,8 @@ def test_a_bad_collapse_is_an_error_also_when_unknown_types_are_ignored(
     """With unknown := 'ignore' every NDCG was 0.0. Choices are exact, as for every option
     ('MAX' is not 'max', as 'AVERAGE' is not a ties value)."""
     message = f"collapse must be 'max', 'sum' or 'last', got {shown}"
-    for sql in (f"SELECT * FROM event_relevance('events', collapse := {value}, unknown := '{unknown}')",
+    for sql in (f"SELECT * FROM event_relevance('events', collapse := {value}, "
+                f"unknown := '{unknown}')",
                 f"SELECT * FROM ndcg_report('shown', 'events', collapse := {value}, "
                 f"unknown := '{unknown}', duplicates := 'allow')"):
         with pytest.raises(duckdb.Error, match=re.escape(message)):
@@ -319,3 +325,75 @@ def test_a_bad_collapse_is_an_error_also_when_unknown_types_are_ignored(
     python = None if value == "NULL" else value.strip("'")
     with pytest.raises(ValueError, match=re.escape(message.replace("NULL", "None"))):
         evaluate("shown", "events", con=repeated, collapse=python, unknown=unknown)
+
+
+# --- 6. a slice from the events table, taken per query (evaluate() and the CLI) ---
+
+
+@pytest.fixture
+def event_slices(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    # q1 and q2 were searched on mobile, q3 on desktop, q4 has no events (device NULL)
+    _table(con, "shown", "query_id, item_id, position",
+           [("q1", "a", 1), ("q1", "b", 2), ("q2", "a", 1), ("q3", "a", 1), ("q3", "b", 2),
+            ("q4", "a", 1)])
+    _table(con, "events", "query_id, item_id, event_type, device",
+           [("q1", "b", "click", "mobile"), ("q1", "a", "impression", "mobile"),
+            ("q2", "a", "purchase", "mobile"), ("q3", "a", "click", "desktop")])
+    return con
+
+
+# NDCG@10: q1 = (1 / log2 3) / 1, q2 = 1, q3 = 1, q4 = 0 (no positive grade)
+EVENT_SLICE_SUMMARY = [
+    ("desktop", 1, 1.0),
+    ("mobile", 2, pytest.approx((1 / L3 + 1) / 2, abs=1e-12)),
+    (None, 1, 0.0),
+]
+
+
+def test_a_slice_from_the_events_is_taken_per_query(
+    event_slices: duckdb.DuckDBPyConnection, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rel = evaluate("shown", "events", con=event_slices, slice_by=["device"], shape="summary")
+    got = rel.project("device, queries, mean_ndcg").order("device NULLS LAST").fetchall()
+    assert got == EVENT_SLICE_SUMMARY
+    report = evaluate("shown", "events", con=event_slices, slice_by=["device"])
+    assert sorted(report.project("query_id, device").fetchall(), key=str) == [
+        ("q1", "mobile"), ("q2", "mobile"), ("q3", "desktop"), ("q4", None)]
+    event_slices.execute(f"COPY shown TO '{tmp_path / 'shown.csv'}'")
+    event_slices.execute(f"COPY events TO '{tmp_path / 'events.csv'}'")
+    code = cli.main(["evaluate", str(tmp_path / "shown.csv"), str(tmp_path / "events.csv"),
+                     "--slice-by", "device", "--summary", "--output", str(tmp_path / "s.csv")])
+    assert code == 0, capsys.readouterr().err
+    assert event_slices.execute(
+        f"SELECT device, queries, mean_ndcg FROM '{tmp_path / 's.csv'}' ORDER BY device NULLS LAST"
+    ).fetchall() == EVENT_SLICE_SUMMARY
+
+
+def test_a_query_whose_events_disagree_on_the_slice_is_an_error(
+    event_slices: duckdb.DuckDBPyConnection,
+) -> None:
+    event_slices.execute("INSERT INTO events VALUES ('q1', 'a', 'view', 'desktop')")
+    with pytest.raises(duckdb.Error, match=re.escape(
+        "events events give query q1 more than one device: a slice taken from the events must "
+        "have one value per query"
+    )):
+        evaluate("shown", "events", con=event_slices, slice_by=["device"]).fetchall()
+    with pytest.raises(ValueError, match=re.escape(
+        "neither rankings shown nor events events has a column 'channel' (slice_by[0])"
+    )):
+        evaluate("shown", "events", con=event_slices, slice_by=["channel"])
+
+
+def test_the_readme_recipe_for_a_slice_of_the_events(
+    event_slices: duckdb.DuckDBPyConnection,
+) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("CREATE VIEW shown_by_device")
+    recipe = readme[start:readme.index("```", start)]
+    *view, query = [s for s in recipe.split(";") if s.strip()]
+    event_slices.execute(";".join(view))
+    got = event_slices.execute(query + " ORDER BY device NULLS LAST").fetchall()
+    assert [(d, n, m) for d, _, n, m, *_ in got] == EVENT_SLICE_SUMMARY
+    event_slices.execute("INSERT INTO events VALUES ('q1', 'a', 'view', 'desktop')")
+    with pytest.raises(duckdb.Error, match="query q1 has more than one device"):
+        event_slices.execute(query).fetchall()
