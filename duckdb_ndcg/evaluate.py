@@ -253,7 +253,7 @@ def _with_event_slices(
     slice_by: list[str],
 ) -> Source:
     """The rankings with the slice columns only the events have, taken per query (a view under a
-    fresh name): a query whose events disagree on one is an error naming it; a query without
+    fresh name, registered as data frames are, so a read-only database works): a query whose events disagree on one is an error naming it; a query without
     events gets NULL. ``ValueError`` for a column neither table has."""
     from_events = []
     for i, name in enumerate(slice_by):
@@ -287,7 +287,7 @@ def _with_event_slices(
         params=params,
     )
     name = f"rankings_sliced_{next(_frames)}"
-    relation.create_view(name)
+    con.register(name, relation)  # a view in the connection's temporary catalog (read-only too)
     return Source(ranked.label, name, tuple(relation.columns))
 
 

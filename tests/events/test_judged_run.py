@@ -397,3 +397,17 @@ def test_the_readme_recipe_for_a_slice_of_the_events(
     event_slices.execute("INSERT INTO events VALUES ('q1', 'a', 'view', 'desktop')")
     with pytest.raises(duckdb.Error, match="query q1 has more than one device"):
         event_slices.execute(query).fetchall()
+
+
+def test_a_slice_from_the_events_in_a_database_opened_read_only(
+    event_slices: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    """The per-query view is registered on the connection, not created in its database."""
+    path = tmp_path / "logs.duckdb"
+    event_slices.execute(f"ATTACH '{path}' AS logs")
+    event_slices.execute("CREATE TABLE logs.shown AS SELECT * FROM shown; "
+                         "CREATE TABLE logs.events AS SELECT * FROM events; DETACH logs")
+    with duckdb.connect(str(path), read_only=True) as read_only:
+        rel = evaluate("shown", "events", con=read_only, slice_by=["device"], shape="summary")
+        got = rel.project("device, queries, mean_ndcg").order("device NULLS LAST").fetchall()
+    assert got == EVENT_SLICE_SUMMARY
