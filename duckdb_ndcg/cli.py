@@ -231,7 +231,11 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     ev.add_argument("events", help="events: a .parquet/.csv file, a table of --db, or - (stdin)")
     ev.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
     ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 1,5,10 (default 10)")
-    ev.add_argument("--slice-by", default="", help="comma-separated columns of rankings")
+    ev.add_argument(
+        "--slice-by",
+        default="",
+        help="comma-separated columns of rankings (or of events, per query)",
+    )
     ev.add_argument("--summary", action="store_true", help="mean per slice and k, not per query")
     ev.add_argument(
         "--metrics",

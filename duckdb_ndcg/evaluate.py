@@ -163,13 +163,16 @@ def evaluate(
     is a dict, a table or a file with two columns. Returns a DuckDB relation (``.df()`` needs
     pandas, ``.pl()`` polars, ``.to_arrow_table()`` pyarrow) that reads its own inputs: later
     calls on the same connection do not change it. A ``UserWarning`` says how many event rows
-    ``unknown='ignore'`` dropped, and when (almost) no graded event matches a shown item. The other
+    ``unknown='ignore'`` dropped, how many events without an item (graded 0 or ignored) were
+    dropped, and when (almost) no graded event matches a shown item. The other
     options are ``ndcg_report``'s, with its defaults: ``log_base`` is the base of the discount
     ``log_base(position + 1)`` (2; any finite number above 1), ``gain`` 'linear' or 'exponential'.
     ``metrics`` adds family metrics (``'precision_at_k'``, ``'err'``, ...) as columns of the
     report, with ``threshold`` (relevant: grade >= threshold) and err's ``max_grade``
     (``'mapping'``: the mapping's largest grade); ``shape='summary'`` gives their means
-    (``mean_precision_at_k``, ...).
+    (``mean_precision_at_k``, ...). A ``slice_by`` column the rankings lack is taken from the
+    events, one value per query (events of a query that disagree are an error; a query without
+    events gets NULL).
 
     Example::
 
@@ -188,7 +191,6 @@ def evaluate(
     logged = open_source(con, events, "events")
     rank_col = {"score_col": score_col} if score_col else {"position_col": position_col}
     _require(ranked, "rankings", {"query_col": query_col, "item_col": item_col, **rank_col})
-    _require(ranked, "rankings", {f"slice_by[{i}]": name for i, name in enumerate(slice_by)})
     _require(
         logged,
         "events",
@@ -199,11 +201,13 @@ def evaluate(
             "time_col": time_col,
         },
     )
+    ranked = _with_event_slices(con, ranked, logged, query_col, list(slice_by))
     grades = _read_mapping(con, mapping)
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
     mapping_params = [list(grades), list(grades.values())] if grades is not None else []
-    if unknown == "ignore":
-        _warn_dropped(con, logged, event_col, mapping_sql, mapping_params)
+    _warn_dropped(
+        con, logged, (query_col, item_col, event_col), unknown, mapping_sql, mapping_params
+    )
     _warn_unmatched(
         con, ranked, logged, query_col, item_col, event_col, mapping_sql, mapping_params
     )
@@ -235,6 +239,56 @@ def evaluate(
     params += [threshold, max_grade]
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
     return con.sql(sql, params=[ranked.name, logged.name, *params])
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _with_event_slices(
+    con: duckdb.DuckDBPyConnection,
+    ranked: Source,
+    logged: Source,
+    query_col: str,
+    slice_by: list[str],
+) -> Source:
+    """The rankings with the slice columns only the events have, taken per query (a view under a
+    fresh name, registered as data frames are, so a read-only database works): a query whose events disagree on one is an error naming it; a query without
+    events gets NULL. ``ValueError`` for a column neither table has."""
+    from_events = []
+    for i, name in enumerate(slice_by):
+        if name in ranked.columns:
+            continue
+        if name not in logged.columns:
+            raise ValueError(
+                f"neither rankings {ranked.label} nor events {logged.label} has a column "
+                f"{name!r} (slice_by[{i}]); rankings columns: {', '.join(ranked.columns)}"
+            )
+        from_events.append(name)
+    if not from_events:
+        return ranked
+    # identifiers quoted; the table names and the message's words are parameters
+    per_query = ", ".join(
+        f"CASE WHEN count(DISTINCT {_quoted(c)}) > 1 THEN error('duckdb_ndcg: events ' || ? "
+        f"|| ' give query ' || {_quoted(query_col)}::VARCHAR || ' more than one ' || ? || "
+        f"': a slice taken from the events must have one value per query') "
+        f"ELSE any_value({_quoted(c)}) END AS {_quoted(c)}"
+        for c in from_events
+    )
+    params: list[object] = [ranked.name]
+    for c in from_events:
+        params += [logged.label, c]
+    params.append(logged.name)
+    relation = con.sql(
+        "SELECT _ndcg_r.*, _ndcg_s.* EXCLUDE (_ndcg_sq) FROM query_table(?) AS _ndcg_r "
+        f"LEFT JOIN (SELECT {_quoted(query_col)} AS _ndcg_sq, {per_query} "
+        f"FROM query_table(?) GROUP BY {_quoted(query_col)}) AS _ndcg_s "
+        f"ON _ndcg_r.{_quoted(query_col)} = _ndcg_s._ndcg_sq",
+        params=params,
+    )
+    name = f"rankings_sliced_{next(_frames)}"
+    con.register(name, relation)  # a view in the connection's temporary catalog (read-only too)
+    return Source(ranked.label, name, tuple(relation.columns))
 
 
 def checked_metrics(
@@ -327,20 +381,39 @@ def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
 def _warn_dropped(
     con: duckdb.DuckDBPyConnection,
     logged: Source,
-    event_col: str,
+    columns: tuple[str, str, str],
+    unknown: str,
     mapping_sql: str,
     mapping_params: list[object],
 ) -> None:
-    dropped, types = con.sql(
-        "SELECT count(*), list_sort(list_distinct(list(coalesce(e::VARCHAR, 'NULL')))) FROM ("
-        "SELECT COLUMNS(lambda c: c = ?) AS e FROM query_table(?)) "
-        f"WHERE _ndcg_event_grade(e, {mapping_sql}) IS NULL",
-        params=[event_col, logged.name, *mapping_params],
+    """Warn of the event rows the report drops (one scan): those of types the mapping lacks
+    (``unknown='ignore'``), and those without an item whose type is graded 0 or ignored."""
+    query_col, item_col, event_col = columns
+    ignore = unknown == "ignore"
+    row = con.sql(
+        "SELECT count(*) FILTER (WHERE g IS NULL), "
+        "list_sort(list(DISTINCT coalesce(e, 'NULL')) FILTER (WHERE g IS NULL)), "
+        "count(*) FILTER (WHERE _itemless), "
+        "list_sort(list(DISTINCT coalesce(e, 'NULL')) FILTER (WHERE _itemless)) "
+        "FROM (SELECT *, no_item AND NOT no_query AND (g = 0 OR (g IS NULL AND ?)) AS _itemless "
+        f"FROM (SELECT *, _ndcg_event_grade(e, {mapping_sql}) AS g FROM ("
+        "SELECT COLUMNS(lambda c: c = ?)::VARCHAR AS e, "
+        "COLUMNS(lambda c: c = ?) IS NULL AS no_item, "
+        "COLUMNS(lambda c: c = ?) IS NULL AS no_query FROM query_table(?))))",
+        params=[ignore, *mapping_params, event_col, item_col, query_col, logged.name],
     ).fetchall()[0]
-    if dropped:
+    ignored, ignored_types, itemless, itemless_types = row
+    if ignore and ignored:
         warnings.warn(
-            f"events {logged.label}: ignored {dropped} rows whose event type is not in the mapping "
-            f"({', '.join(types)})",
+            f"events {logged.label}: ignored {ignored} rows whose event type is not in the mapping "
+            f"({', '.join(ignored_types)})",
+            UserWarning,
+            stacklevel=3,
+        )
+    if itemless:
+        warnings.warn(
+            f"events {logged.label}: dropped {itemless} rows without {item_col} (event types "
+            f"graded 0 or ignored: {', '.join(itemless_types)})",
             UserWarning,
             stacklevel=3,
         )

@@ -162,6 +162,12 @@ def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> No
             raise ValueError("gain mapping must not be empty")
         for grade, value in gain.items():
             number(grade), number(value)
+            if value < 0 and opts.negative != "zero":
+                # a negative gain would let DCG exceed the ideal: the macros' rule and words
+                raise ValueError(
+                    f"gain map gives grade {grade} the negative gain {value} "
+                    "(pass negative='zero' to count it as gain 0)"
+                )
     elif gain not in ("linear", "exponential"):
         raise ValueError(
             f"gain must be 'linear', 'exponential' or a MAP from grade to gain, got {gain!r}"
@@ -262,7 +268,7 @@ class Builder:
         opts = self.opts
         if isinstance(opts.gain, Mapping):
             ifs = [
-                (eq(double(rel.copy()), double(number(g))), double(number(v)))
+                (eq(double(rel.copy()), double(number(g))), double(number(max(v, 0))))
                 for g, v in opts.gain.items()
             ]
             unknown = exp.not_(exp.paren(exp.or_(*[c.copy() for c, _ in ifs]), copy=False))

@@ -25,8 +25,9 @@ _ndcg_collapsed AS (
            END AS rel
     FROM _ndcg_graded
     -- positive_only: the caller needs the items with a positive grade only, and every grade
-    -- is >= 0 with collapse 'max' or 'sum' (usually most events are impressions of grade 0)
-    WHERE NOT positive_only OR grade > 0
+    -- is >= 0 with collapse 'max' or 'sum' (usually most events are impressions of grade 0);
+    -- an event without an item (search-level: search_refine) is dropped, or an error below
+    WHERE (NOT positive_only OR grade > 0) AND item_id IS NOT NULL
     GROUP BY query_id, item_id
 ),
 _ndcg_time_type AS (
@@ -38,9 +39,14 @@ _ndcg_unknown_found AS (
     -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
     SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
                AS types,
-           count(*) FILTER (WHERE query_id IS NULL OR item_id IS NULL) AS null_keys
+           count(*) FILTER (WHERE query_id IS NULL) AS null_queries,
+           -- an event without an item is dropped when its type's grade is 0 or the type is
+           -- unknown (ignored, or the unknown-type error); graded otherwise, it is an error
+           list_sort(list(DISTINCT event_type) FILTER (WHERE item_id IS NULL AND grade <> 0))
+               AS itemless_graded
     FROM _ndcg_graded
 )
+SELECT * FROM (
 SELECT query_id, item_id,
        CASE
            WHEN collapse IS NULL OR collapse NOT IN ('max', 'sum', 'last') THEN
@@ -60,14 +66,23 @@ SELECT query_id, item_id,
                                                           lambda g: coalesce(isfinite(g::DOUBLE), false))), true) THEN
                error('duckdb_ndcg: mapping ' || mapping::VARCHAR
                      || ' gives an event type a NaN, infinite or NULL grade')
-           WHEN _ndcg_unknown_found.null_keys > 0 THEN
-               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col
-                     || ' or ' || item_col)
+           WHEN _ndcg_unknown_found.null_queries > 0 THEN
+               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col)
+           WHEN len(_ndcg_unknown_found.itemless_graded) > 0 THEN
+               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || item_col
+                     || ' on an event of a graded type ('
+                     || array_to_string(_ndcg_unknown_found.itemless_graded, ', ')
+                     || '): only events whose grade is 0 or whose type is ignored may lack '
+                     || 'their item')
            WHEN unknown = 'error' AND len(_ndcg_unknown_found.types) > 0 THEN
                error('duckdb_ndcg: events table ' || events || ' has event types the mapping lacks: '
                      || array_to_string(_ndcg_unknown_found.types, ', ')
                      || ' (give them a grade in mapping, or pass unknown := ''ignore'')')
            ELSE rel
        END AS rel
-FROM _ndcg_collapsed, _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true
-WHERE rel IS NOT NULL OR unknown = 'error' OR _ndcg_unknown_found.null_keys > 0;
+-- one row more (NULL keys and grade) so that the checks run even when no (query, item) is left
+FROM (SELECT query_id, item_id, rel FROM _ndcg_collapsed UNION ALL SELECT NULL, NULL, NULL),
+     _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true
+)
+-- rel is NULL where every event of the (query, item) was ignored, and on the extra row
+WHERE rel IS NOT NULL;

@@ -77,7 +77,27 @@ _ndcg_key_types AS (
                AS _shown_types,
            [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
             (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
-               AS _event_types
+               AS _event_types,
+           -- keys whose collation makes different ids equal ('A' and 'a' with NOCASE): the
+           -- joins and groups would merge them, so they are refused (one row of each table)
+           list_filter([
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                FROM query_table(rankings) LIMIT 1))
+                    THEN query_col || ' of rankings table ' || rankings END,
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                FROM query_table(rankings) LIMIT 1))
+                    THEN item_col || ' of rankings table ' || rankings END,
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                FROM query_table(events) LIMIT 1))
+                    THEN query_col || ' of events table ' || events END,
+               CASE WHEN (SELECT _ndcg_collated(v)
+                          FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                FROM query_table(events) LIMIT 1))
+                    THEN item_col || ' of events table ' || events END],
+               lambda c: c IS NOT NULL) AS _collated
 ),
 _ndcg_shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
@@ -148,6 +168,32 @@ _ndcg_ideal AS (
 _ndcg_relevant AS (
     SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
 ),
+_ndcg_more AS (
+    -- duplicates = 'allow': the graded items a ranking shows more than once (at any depth) and
+    -- how many more times; empty otherwise (a constant condition)
+    SELECT _key, _q, _i, any_value(rel) AS rel, any_value(_g) AS _g, count(*) - 1 AS _more
+    FROM _ndcg_shown JOIN _ndcg_gained USING (_q, _i)
+    WHERE duplicates = 'allow'
+    GROUP BY _key, _q, _i
+    HAVING count(*) > 1
+),
+_ndcg_more_ideal AS (
+    -- the ideal of a ranking that repeats a graded item holds the item as often as it was shown:
+    -- the query's graded items once each, plus the repeats
+    SELECT _key AS _more_key, _k AS _more_k, fsum(_g / _ndcg_discount(_p, log_base)) AS _more_idcg
+    FROM (SELECT _key, _g, row_number() OVER (PARTITION BY _key ORDER BY _g DESC) AS _p
+          FROM (SELECT _key, _g FROM (SELECT DISTINCT _key, _q FROM _ndcg_more)
+                                     JOIN _ndcg_gained USING (_q)
+                UNION ALL
+                SELECT _key, _g FROM (SELECT _key, _g, unnest(range(_more)) FROM _ndcg_more))),
+         _ndcg_cuts
+    WHERE _p <= coalesce(_k, _p)
+    GROUP BY _key, _k
+),
+_ndcg_more_relevant AS (
+    SELECT _key AS _more_rel_key, sum(_more)::BIGINT AS _more_relevant
+    FROM _ndcg_more WHERE rel > 0 GROUP BY _key
+),
 _ndcg_judged AS (
     -- the judged run of each ranking: the rows read with their grade (0 without events) and the
     -- tie group start as rank key, then the graded items not among them, rnk NULL
@@ -160,6 +206,15 @@ _ndcg_judged AS (
     WHERE _ndcg_report_has_family(metrics)
       AND NOT EXISTS (SELECT 1 FROM _ndcg_read AS r
                       WHERE r._key = _ndcg_rankings_read._key AND r._i = _ndcg_gained._i)
+    UNION ALL
+    -- duplicates = 'allow': a repeated item's impressions beyond those above (the rows read, or
+    -- the one unshown row), rnk NULL, so that the run holds it as often as it was shown
+    SELECT _key, _i, rel, NULL::DOUBLE
+    FROM (SELECT _key, _i, rel,
+                 unnest(range(_more + 1 - greatest(1, (SELECT count(*) FROM _ndcg_read AS r
+                                                       WHERE r._key = m._key AND r._i = m._i))))
+          FROM _ndcg_more AS m)
+    WHERE _ndcg_report_has_family(metrics)
 ),
 _ndcg_judged_lists AS (
     -- each ranking's judged run as one list, for _ndcg_report_metric_rows to score (a list
@@ -169,8 +224,10 @@ _ndcg_judged_lists AS (
     GROUP BY _key
 ),
 _ndcg_grade_check AS (
-    -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
-    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM _ndcg_graded
+    -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
+    -- grades and gains are refused below, in the report's words (it has no negative option)
+    SELECT _ndcg_grade_error(rel, gain, 'zero') AS _grade_error, min(rel) AS _min_grade
+    FROM _ndcg_graded
 )
 SELECT _key, _k,
        CASE
@@ -194,8 +251,19 @@ SELECT _key, _k,
            WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
                error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
                      || coalesce('''' || ties || '''', 'NULL'))
-           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'error') IS NOT NULL
+           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'zero') IS NOT NULL
                 OR _grade_error IS NOT NULL THEN NULL
+           WHEN _min_grade < 0 THEN
+               error('duckdb_ndcg: mapping gives an event type the negative grade '
+                     || _min_grade::VARCHAR || ': the report scores grades of 0 and above')
+           WHEN _ndcg_is_map(gain)
+                AND list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))) < 0 THEN
+               error('duckdb_ndcg: gain map ' || gain::VARCHAR || ' gives grade '
+                     || list_filter(map_entries(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
+                                    lambda e: e.value < 0)[1].key::VARCHAR
+                     || ' the negative gain '
+                     || list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))))::VARCHAR
+                     || ': the report scores gains of 0 and above')
            WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
                error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
                      || rankings || ' must be a number, got ' || _shown_types[3]
@@ -207,6 +275,12 @@ SELECT _key, _k,
                      || _shown_types[2] || ' but events ' || events || ' has ' || query_col || ' '
                      || _event_types[1] || ', ' || item_col || ' ' || _event_types[2]
                      || ' (cast one side in a view so that ids compare as the same kind)')
+           WHEN len(_collated) > 0 THEN
+               error('duckdb_ndcg: ' || _collated[1] || ' has a collation under which different '
+                     || 'ids compare equal (''A'' = ''a''): keys are compared exactly, so drop it '
+                     || 'in a view (' || (CASE WHEN _collated[1] LIKE query_col || ' %'
+                                               THEN query_col ELSE item_col END)
+                     || ' COLLATE "binary")')
            -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
            WHEN len(slice_by) > 0
                 AND list_any_value(list_filter(
@@ -215,7 +289,8 @@ SELECT _key, _k,
                error('duckdb_ndcg: rankings table ' || rankings || ' has no column '
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
-                     || ' (named in slice_by)')
+                     || ' (named in slice_by; a column of the events: join it to the rankings '
+                     || 'per query in a view, as the README shows)')
            WHEN list_has_any(list_append(slice_by, query_col),
                              list_concat(_ndcg_report_columns(), metrics)) THEN
                error('duckdb_ndcg: column '
@@ -235,20 +310,25 @@ SELECT _key, _k,
            WHEN _item IS NOT NULL THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' shows ' || item_col || ' '
                      || _item || ' more than once in ranking ' || _key::VARCHAR
-                     || ' (pass duplicates := ''allow'' to score every impression)')
-           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(idcg, 0.0), 0), empty_ideal)
+                     || ' (pass duplicates := ''allow'' to score every impression: each '
+                     || 'showing gains its item''s grade and the ideal holds the item as often '
+                     || 'as it was shown)')
+           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(_more_idcg, idcg, 0.0), 0),
+                         empty_ideal)
        END::DOUBLE AS ndcg,
        coalesce(dcg, 0.0)::DOUBLE AS dcg,
-       coalesce(idcg, 0.0)::DOUBLE AS idcg,
+       coalesce(_more_idcg, idcg, 0.0)::DOUBLE AS idcg,
        shown,
        shown_relevant,
-       coalesce(relevant, 0) AS relevant,
+       coalesce(relevant, 0) + coalesce(_more_relevant, 0) AS relevant,
        _judged
 FROM _ndcg_rankings_read
 CROSS JOIN _ndcg_cuts
 LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_relevant ON _rel_q = _q
+LEFT JOIN _ndcg_more_ideal ON _more_key = _key AND _more_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_more_relevant ON _more_rel_key = _key
 LEFT JOIN _ndcg_repeated USING (_key)
 LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
 CROSS JOIN _ndcg_key_types

@@ -10,13 +10,18 @@
 --              mapping := (SELECT map(list(event_type), list(grade)) FROM my_mapping).
 --   collapse   how the events of one (query, item) become one grade: 'max' (best action), 'sum'
 --              (grades add up), 'last' (grade of the latest event by time_col; equal times keep
---              the higher grade; a NULL time counts as earlier than every time).
+--              the higher grade; a NULL time counts as earlier than every time). Any other
+--              value (NULL, 'mean', 'MAX': choices are exact) is an error, whatever unknown is.
 --   time_col   name of the timestamp column; needed by collapse := 'last' only, and must be a
 --              date, time, timestamp or number (text would compare alphabetically).
 --   unknown    'error': an event type the mapping lacks is an error listing every such type;
 --              'ignore': such rows are dropped (a (query, item) with only unknown events is left
 --              out, so it is not judged).
--- NULL query or item keys are an error; a NULL event type is an unknown type.
+-- A NULL query key is an error. An event without an item (a search-level event such as
+-- search_refine) is dropped when its type's grade is 0 or the type is ignored (unknown :=
+-- 'ignore'), and is an error when its type has another grade; evaluate() and the CLI warn with
+-- the number dropped (in SQL: count the events whose item is NULL). A NULL event type is an
+-- unknown type.
 -- Example: SELECT * FROM event_relevance('events', mapping := MAP {'click': 1, 'order': 5});
 CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_col := 'item_id',
                                         event_col := 'event_type', mapping := NULL,

@@ -15,6 +15,8 @@
 --                 graded item: trec_eval ndcg). A cutoff k cuts DCG and IDCG at k (ndcg_cut.k).
 --   slice_by      names of extra columns of `rankings` (day, device, variant): each (slice, query)
 --                 is its own ranking, judged by the same events (they join on query and item only).
+--                 A slice of the events (device, day) is added to the rankings per query in a
+--                 view first (README); evaluate() and the CLI do that themselves.
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
@@ -22,7 +24,11 @@
 --   duplicates    'error': an item shown twice among the rows a cutoff reads (those whose tie
 --                 group starts within the first max(k) + 1 positions of a (slice, query), all
 --                 when k is NULL) is an error naming it; a duplicate further down cannot change
---                 NDCG@k and just counts in `shown`; 'allow': every impression is a ranked row.
+--                 NDCG@k and just counts in `shown`; 'allow': every impression is a ranked row
+--                 that gains its item's grade, and the ideal (and `relevant`, and the family's
+--                 judged run) holds a graded item as often as the ranking shows it, at any
+--                 depth (a graded item never shown: once), so NDCG stays within [0, 1] and
+--                 shown_relevant <= relevant.
 --   metrics       a list naming some of 'ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k',
 --                 'hit_rate', 'reciprocal_rank', 'average_precision', 'r_precision', 'err', 'rbp'
 --                 (the aggregates' names; an unknown name, a name listed twice or an empty list is
