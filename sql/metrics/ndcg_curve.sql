@@ -13,6 +13,9 @@ FROM (
            COLUMNS(lambda c: c = rnk_col) AS rnk
     FROM query_table(tbl)
 ) AS judged,
-range(1, _ndcg_checked_k(max_k) + 1) AS cut(k)
+range(1, CASE
+    WHEN max_k IS NULL THEN error('duckdb_ndcg: max_k must be a positive whole number, got NULL')
+    ELSE _ndcg_checked_k(max_k)
+END + 1) AS cut(k)
 GROUP BY query_id, cut.k
 ORDER BY query_id, cut.k;

@@ -187,6 +187,26 @@ CASES: list[tuple[str, str, str]] = [
         for option in options
     ],
     ("null-gain-idcg", f"SELECT idcg(rel, 1, gain := NULL) {rows(GOOD)}", r"gain must be .*NULL"),
+    # clamp_k, full_ideal, p and max_k: NULL was read as false, gave NULL or gave no rows
+    *[
+        (f"null-{option}-{name}", "SELECT " + f.format(f"{option} := NULL"),
+         rf"{option} must be true or false, got NULL")
+        for name, f in {
+            "ndcg@1": f"ndcg(rel, rnk, 1, {{}}) {rows(GOOD)}",
+            "ndcg": f"ndcg(rel, rnk, {{}}) {rows(GOOD)}",
+            "mean_ndcg": f"mean_ndcg(item, rel, rnk, {{}}) {rows(GOOD)}",
+            "list_ndcg@1": "list_ndcg([1, 2], 1, {})",
+            "list_ndcg": "list_ndcg([1, 2], {})",
+        }.items()
+        for option in ("clamp_k", "full_ideal")
+    ],
+    *[
+        (f"null-p-{m}", f"SELECT {m}(rel, rnk, p := NULL) {rows(GOOD)}",
+         r"p must be a number between 0 and 1 \(exclusive\), got NULL")
+        for m in ("rbp", "rbp_residual")
+    ],
+    ("null-max_k-curve", "SELECT * FROM ndcg_curve('t', max_k := NULL)",
+     r"max_k must be a positive whole number, got NULL"),
     *[
         (f"null-{option}-{f}", "SELECT " + f.format(f"[1, 2], {option} := NULL"),
          rf"{option} must be .*got NULL")
