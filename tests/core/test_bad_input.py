@@ -218,6 +218,24 @@ CASES: list[tuple[str, str, str]] = [
          r"log_base must be a finite number greater than 1, got NULL")
         for f in ("list_dcg({})", "list_idcg({})", "list_ndcg({})")
     ],
+    # an ideal below the ranking gave NDCG above 1 (4.76, 8.85); it must hold, best first, at
+    # least the ranking's gain at each place (every judged grade of the query includes rels')
+    *[
+        (f"ideal-short-{i}", f"SELECT {sql}",
+         rf"ideal must hold every judged grade of rels .*, got rels {shown}")
+        for i, (sql, shown) in enumerate([
+            ("list_ndcg([3, 2, 1], ideal := [1])", r"\[3, 2, 1\], ideal \[1\]"),
+            ("list_ndcg([3, 3, 3, 3, 3], ideal := [1])", r"\[3, 3, 3, 3, 3\], ideal \[1\]"),
+            # NDCG@2 would be 1.0 (not above it), but the ideal lacks the grade 2 of rels
+            ("list_ndcg([3, 0, 2], 2, ideal := [3])", r"\[3, 0, 2\], ideal \[3\]"),
+            ("list_ndcg([3, 2], ideal := [3, 1, 1, NULL])", r"\[3, 2\], ideal \[3, 1, 1, NULL\]"),
+            ("list_ndcg([3, 2], ideal := [3, 1], gain := 'exponential')", r"\[3, 2\]"),
+            # gains compared, not grades: 1 -> 5 exceeds 2 -> 3
+            ("list_ndcg([1, 0], ideal := [2], gain := MAP {0: 0, 1: 5, 2: 3})", r"\[1, 0\]"),
+            ("list_ndcg(r, ideal := i) FROM (VALUES ([1, 0], [2]), ([2, 1], [2])) AS t(r, i)",
+             r"\[2, 1\], ideal \[2\]"),
+        ])
+    ],
     # non-finite results are refused where they would arise
     *[
         (f"log-base-{v}", f"SELECT ndcg(rel, rnk, log_base := '{v}') {rows(GOOD)}",
