@@ -181,7 +181,8 @@ def grades_of(mapping: Mapping[str, Real] | None) -> Mapping[str, Real]:
 
 
 def ndcg_options(gain: str | Mapping[Real, Real], ties: str, empty_ideal: Real | None) -> Options:
-    """The Options of the event pipeline's NDCG (ties 'key' breaks ties by item, descending)."""
+    """The Options of the event pipeline's NDCG (ties 'key' breaks ties by item, descending; at
+    k None the ideal is every graded item, shown or not, as in ndcg_report(k := NULL))."""
     opts = Options(
         gain=gain,
         ties=ties,
@@ -189,7 +190,7 @@ def ndcg_options(gain: str | Mapping[Real, Real], ties: str, empty_ideal: Real |
         log_base=2,
         empty_ideal=empty_ideal,
         clamp_k=False,
-        full_ideal=False,
+        full_ideal=True,
         threshold=1,
         negative="error",
     )

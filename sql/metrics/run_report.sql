@@ -47,7 +47,7 @@ _ndcg_checks AS (
                WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
                    error('duckdb_ndcg: threshold must be a finite number, got '
                          || coalesce(threshold::VARCHAR, 'NULL'))
-               WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false')
+               WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false, got NULL')
                WHEN _ndcg_rank_error(_rnk, ties, _i) IS NOT NULL
                     OR _ndcg_grade_error(_rel, gain, 'error') IS NOT NULL
                     OR _ndcg_discount(1, log_base) IS NULL THEN NULL

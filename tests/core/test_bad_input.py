@@ -187,6 +187,26 @@ CASES: list[tuple[str, str, str]] = [
         for option in options
     ],
     ("null-gain-idcg", f"SELECT idcg(rel, 1, gain := NULL) {rows(GOOD)}", r"gain must be .*NULL"),
+    # clamp_k, full_ideal, p and max_k: NULL was read as false, gave NULL or gave no rows
+    *[
+        (f"null-{option}-{name}", "SELECT " + f.format(f"{option} := NULL"),
+         rf"{option} must be true or false, got NULL")
+        for name, f in {
+            "ndcg@1": f"ndcg(rel, rnk, 1, {{}}) {rows(GOOD)}",
+            "ndcg": f"ndcg(rel, rnk, {{}}) {rows(GOOD)}",
+            "mean_ndcg": f"mean_ndcg(item, rel, rnk, {{}}) {rows(GOOD)}",
+            "list_ndcg@1": "list_ndcg([1, 2], 1, {})",
+            "list_ndcg": "list_ndcg([1, 2], {})",
+        }.items()
+        for option in ("clamp_k", "full_ideal")
+    ],
+    *[
+        (f"null-p-{m}", f"SELECT {m}(rel, rnk, p := NULL) {rows(GOOD)}",
+         r"p must be a number between 0 and 1 \(exclusive\), got NULL")
+        for m in ("rbp", "rbp_residual")
+    ],
+    ("null-max_k-curve", "SELECT * FROM ndcg_curve('t', max_k := NULL)",
+     r"max_k must be a positive whole number, got NULL"),
     *[
         (f"null-{option}-{f}", "SELECT " + f.format(f"[1, 2], {option} := NULL"),
          rf"{option} must be .*got NULL")
@@ -197,6 +217,24 @@ CASES: list[tuple[str, str, str]] = [
         (f"null-log_base-{f}", "SELECT " + f.format("[1, 2], log_base := NULL"),
          r"log_base must be a finite number greater than 1, got NULL")
         for f in ("list_dcg({})", "list_idcg({})", "list_ndcg({})")
+    ],
+    # an ideal below the ranking gave NDCG above 1 (4.76, 8.85); it must hold, best first, at
+    # least the ranking's gain at each place (every judged grade of the query includes rels')
+    *[
+        (f"ideal-short-{i}", f"SELECT {sql}",
+         rf"ideal must hold every judged grade of rels .*, got rels {shown}")
+        for i, (sql, shown) in enumerate([
+            ("list_ndcg([3, 2, 1], ideal := [1])", r"\[3, 2, 1\], ideal \[1\]"),
+            ("list_ndcg([3, 3, 3, 3, 3], ideal := [1])", r"\[3, 3, 3, 3, 3\], ideal \[1\]"),
+            # NDCG@2 would be 1.0 (not above it), but the ideal lacks the grade 2 of rels
+            ("list_ndcg([3, 0, 2], 2, ideal := [3])", r"\[3, 0, 2\], ideal \[3\]"),
+            ("list_ndcg([3, 2], ideal := [3, 1, 1, NULL])", r"\[3, 2\], ideal \[3, 1, 1, NULL\]"),
+            ("list_ndcg([3, 2], ideal := [3, 1], gain := 'exponential')", r"\[3, 2\]"),
+            # gains compared, not grades: 1 -> 5 exceeds 2 -> 3
+            ("list_ndcg([1, 0], ideal := [2], gain := MAP {0: 0, 1: 5, 2: 3})", r"\[1, 0\]"),
+            ("list_ndcg(r, ideal := i) FROM (VALUES ([1, 0], [2]), ([2, 1], [2])) AS t(r, i)",
+             r"\[2, 1\], ideal \[2\]"),
+        ])
     ],
     # non-finite results are refused where they would arise
     *[

@@ -200,6 +200,12 @@ LIST_CASES: list[tuple[str, str, float | None]] = [
         1 / (3 + 2 / L3 + 1 / 2),
     ),
     ("ideal-default-rels", "list_ndcg([1, 3])", (1 + 3 / L3) / (3 + 1 / L3)),
+    # a given ideal must dominate rels' gains best first (test_bad_input: ideal-short-*); it need
+    # not list the ranking's zeros, unjudged rows or its exact grades
+    ("ideal-without-zeros", "list_ndcg([0, 3, NULL], ideal := [1, 3])", (3 / L3) / (3 + 1 / L3)),
+    ("ideal-above-rels", "list_ndcg([2, 0], ideal := [3])", 2 / 3),
+    ("ideal-by-gain", "list_ndcg([2], ideal := [1], gain := MAP {1: 5, 2: 3})", 3 / 5),
+    ("ideal-null-row", "list_ndcg([1, 3], ideal := NULL::INT[])", (1 + 3 / L3) / (3 + 1 / L3)),
     ("empty-ideal-0", "list_ndcg([0, 0])", 0.0),
     ("empty-ideal-null", "list_ndcg([0, 0], empty_ideal := NULL)", None),
     (

@@ -68,14 +68,30 @@ def test_list_forms_take_any_cutoff(con, k: str) -> None:
     ]
 
 
-def test_curve_with_a_cutoff_range_far_beyond_the_data(con) -> None:
-    """max_k := 100000 over 4 rows took 18.8 GiB: one top-N heap of k slots per (query, k)."""
+def test_curve_stops_at_the_longest_query(con, tmp_path) -> None:
+    """max_k := 1e9 over a few short rankings spilled 60 GB under a 1 GB limit (19 GB of memory
+    without; max_k := 100000 over 4 rows took 18.8 GiB before that): k now runs to least(max_k,
+    the most rows of any query, returned or judged only), beyond which no NDCG@k changes. The rows
+    are those of max_k := that length, here under a 100 MB limit with 50 MB of spill space."""
     con.execute(
-        "CREATE TABLE t AS SELECT * FROM (VALUES ('q', 3, 1), ('q', 2, 2), ('q', 0, 3), "
-        "('q', 1, 4)) v(query_id, rel, rnk)"
+        "CREATE TABLE t AS SELECT * FROM (VALUES ('a', 3, 1), ('a', 1, 2), ('a', 2, NULL), "
+        "('a', 1, NULL), ('b', 0, 1), ('b', 2, 2)) v(query_id, rel, rnk)"
     )
-    count, beyond = con.execute(
-        "SELECT count(*), count(DISTINCT ndcg) FILTER (WHERE k >= 4) "
-        "FROM ndcg_curve('t', max_k := 100000)"
-    ).fetchall()[0]
-    assert (count, beyond) == (100000, 1)
+    con.execute(f"SET temp_directory = '{tmp_path}'")
+    con.execute("SET memory_limit = '100MB'")
+    con.execute("SET max_temp_directory_size = '50MB'")
+    curve = "SELECT query_id, k, ndcg FROM ndcg_curve('t', max_k := {}) ORDER BY query_id, k"
+    huge = con.execute(curve.format("1e9")).fetchall()
+    assert huge == con.execute(curve.format(4)).fetchall()
+    assert huge == con.execute(curve.format(2**63 - 1)).fetchall()
+    assert [row[:2] for row in huge] == [(q, k) for q in "ab" for k in range(1, 5)]
+    # 'a' returned 2 rows: NDCG@3 and @4 still fall as its ideal takes the judged 1s
+    l3, l5 = np.log2(3), np.log2(5)
+    expected = [
+        1.0, (3 + 1 / l3) / (3 + 2 / l3), (3 + 1 / l3) / (3 + 2 / l3 + 1 / 2),
+        (3 + 1 / l3) / (3 + 2 / l3 + 1 / 2 + 1 / l5),
+        0.0, (2 / l3) / 2, (2 / l3) / 2, (2 / l3) / 2,
+    ]  # fmt: skip
+    assert [row[2] for row in huge] == pytest.approx(expected, abs=1e-12)
+    # a shorter max_k still cuts where it says
+    assert con.execute(f"SELECT max(k), count(*) FROM ({curve.format(2)})").fetchall() == [(2, 4)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sqlite3
 from typing import Any
 
 import duckdb
@@ -9,7 +11,8 @@ import pytest
 from conftest import Engine
 from portable_golden import EVENTS, GOLDEN_EMPTY, RANKINGS
 
-from duckdb_ndcg.portable import METRICS, column_name, events_to_sql, to_sql
+import duckdb_ndcg
+from duckdb_ndcg.portable import METRICS, column_name, compare_to_sql, events_to_sql, to_sql
 from duckdb_ndcg.portable._metrics import _ORDER_DEPENDENT as ORDER_DEPENDENT
 from duckdb_ndcg.portable._metrics import _WHOLE_RANKING as WHOLE_RANKING
 
@@ -519,3 +522,51 @@ def test_events_unknown_type_raises(engine: Engine) -> None:
     assert_engine_raises(
         engine, events_to_sql(engine.dialect, rankings="rankings", events="bad_events")
     )
+
+
+# One search: the shown item a clicked (grade 1), the unshown item b purchased (grade 3). At full
+# depth (k None) the report's ideal is every graded item: NDCG = 1 / (3 + 1 / log2 3) = 0.2754;
+# the portable SQL cut the ideal at the one shown row (1 / 3).
+_UNSHOWN = {
+    "rankings": "SELECT * FROM (VALUES ('s', 'a', 1)) AS r(query_id, item_id, position)",
+    "rankings_b": "SELECT * FROM (VALUES ('s', 'b', 1), ('s', 'a', 2)) "
+    "AS r(query_id, item_id, position)",
+    "events": "SELECT * FROM (VALUES ('s', 'a', 'click'), ('s', 'b', 'purchase')) "
+    "AS e(query_id, item_id, event_type)",
+}
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "sqlite"])
+def test_full_depth_ideal_holds_unshown_graded_items(dialect: str) -> None:
+    """events_to_sql and compare_to_sql at k None equal ndcg_report's and a hand computation
+    (they gave 0.3333 and means 0.333 / 0.733 where the macros gave 0.275 / 0.606)."""
+    full = 1 / (3 + 1 / math.log2(3))
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        for name, select in _UNSHOWN.items():
+            con.execute(f"CREATE TABLE {name} AS {select}")
+        macro = con.execute(
+            "SELECT ndcg FROM ndcg_report('rankings', 'events', k := NULL)"
+        ).fetchall()
+        rows = {name: con.execute(f"FROM {name}").fetchall() for name in _UNSHOWN}
+    assert macro == [(pytest.approx(full, abs=1e-12),)]
+    if dialect == "sqlite":
+        target: Any = sqlite3.connect(":memory:")
+        for name, values in rows.items():
+            columns = "query_id, item_id, " + ("event_type" if name == "events" else "position")
+            target.execute(f"CREATE TABLE {name} ({columns})")
+            target.executemany(f"INSERT INTO {name} VALUES (?, ?, ?)", values)
+    else:
+        target = duckdb.connect()
+        for name, select in _UNSHOWN.items():
+            target.execute(f"CREATE TABLE {name} AS {select}")
+    events = events_to_sql(dialect, rankings="rankings", events="events", k=None)
+    assert target.execute(events).fetchall() == [("s", pytest.approx(full, abs=1e-12))]
+    compare = compare_to_sql(
+        dialect, rankings_a="rankings", rankings_b="rankings_b", events="events", k=None
+    )
+    cursor = target.execute(compare)
+    names = [d[0] for d in cursor.description]
+    row = dict(zip(names, cursor.fetchall()[0], strict=True))
+    assert (row["mean_a"], row["mean_b"]) == (pytest.approx(full, abs=1e-12), pytest.approx(1.0))
+    target.close()
