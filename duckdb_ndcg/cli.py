@@ -18,7 +18,7 @@ import duckdb
 from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.conventions import REPORT_METRICS
-from duckdb_ndcg.evaluate import evaluate
+from duckdb_ndcg.evaluate import evaluate, judged_warning
 from duckdb_ndcg.macros import install, macro, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
@@ -500,6 +500,11 @@ def _evaluate(args: argparse.Namespace) -> None:
         )
         if value is not None
     }
+    # the judged share is checked in every run: a report computes judged_at_k for the warning
+    # and drops the column unless --metrics names it
+    asked = family.get("metrics", ["ndcg"])
+    if not args.summary and "judged_at_k" not in asked:
+        family["metrics"] = [*asked, "judged_at_k"]
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
         _stage("reading, grading and reporting")
         shape = "summary" if args.summary else "report"
@@ -508,6 +513,10 @@ def _evaluate(args: argparse.Namespace) -> None:
         )
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         relation.order(", ".join(map(_quoted, keys))).to_table("_ndcg_result")  # computed once
+        share = "any_value(mean_judged_at_k)" if args.summary else "avg(judged_at_k)"
+        _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", args.events, slices)
+        if not args.summary and "judged_at_k" not in asked:
+            con.execute("ALTER TABLE _ndcg_result DROP COLUMN judged_at_k")
         if page:
             _stage("computing the NDCG@k curve for the chart")
             cuts = list(range(1, max(args.k) + 1))
@@ -527,6 +536,23 @@ def _evaluate(args: argparse.Namespace) -> None:
     if page:
         written = chart.write(page, series, title)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
+
+
+def _warn_judged(
+    con: duckdb.DuckDBPyConnection, table: str, share: str, who: str, events: str,
+    slices: list[str],
+) -> None:
+    """Warn when a (slice, cutoff) row of ``table`` has a judged share (the SQL ``share``) below
+    MIN_JUDGED: more than 10 % of a ranking's first k items have no event to grade them."""
+    columns = ", ".join(map(_quoted, [*slices, "k"]))
+    rows = con.sql(f"SELECT {columns}, {share} FROM {table} GROUP BY ALL").fetchall()
+    found = [
+        (", ".join(f"{name}={value}" for name, value in zip(slices, row)), row[-2], row[-1])
+        for row in rows
+    ]
+    message = judged_warning(who, events, found)
+    if message:
+        warnings.warn(message, UserWarning, stacklevel=2)
 
 
 def _compare_parser(sub: argparse._SubParsersAction) -> None:
@@ -602,6 +628,9 @@ def _compare(args: argparse.Namespace) -> None:
             duplicates="allow" if args.allow_duplicates else "error",
         )
         relation.to_table("_ndcg_compare")  # computed once
+        for ranker, rankings in (("A", args.rankings_a), ("B", args.rankings_b)):
+            _warn_judged(con, "_ndcg_compare", f"any_value(judged_{ranker.lower()})",
+                         f"ranker {ranker} ({rankings})", args.events, slices)
     table = con.table("_ndcg_compare")
     for row in table.fetchall():
         values = dict(zip(table.columns, row, strict=True))

@@ -11,11 +11,13 @@ import duckdb
 from duckdb_ndcg.conventions import CORRECTION, QUERY_SET, TEST
 from duckdb_ndcg.conventions import MISSING as _MISSING
 from duckdb_ndcg.evaluate import (
+    MIN_JUDGED,
     _checked_report_options,
     _choice,
     _is_number,
     _read_mapping,
     _require,
+    judged_percent,
     open_source,
     report_arguments,
 )
@@ -72,9 +74,12 @@ def compare(
     ``mean_b``, ``mean_diff`` (B - A) with its ``conf`` t-interval ``ci_low``, ``ci_high``, the
     ``test``'s two-sided ``p_value`` ('t', 'wilcoxon', 'sign', 'randomization'), ``p_adjusted`` by
     ``correction`` across the rows ('holm', 'bh', 'bonferroni', 'none'), ``reject`` at ``alpha``,
-    B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie), and
+    B's ``wins``, ``ties``, ``losses`` (a difference within ``eps``, 0.0 by default, is a tie),
     ``queries_filled`` / ``queries_dropped`` (queries one ranker did not show: scored 0 for it or
-    left out, by ``query_set`` and ``missing``). Inputs and the other options (``log_base``, the
+    left out, by ``query_set`` and ``missing``), and ``judged_a`` / ``judged_b``, each ranker's
+    mean judged@k: the share of its first k items that an event of the log grades (an offline
+    replay's items never shown to anyone are unjudged and score 0; ``verdict`` names a ranker
+    below 0.9). Inputs and the other options (``log_base``, the
     discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
     ``verdict(row)`` words a row.
 
@@ -165,7 +170,9 @@ def verdict(row: Mapping[str, object], *, test: str = "t", correction: str = "ho
     """One row of :func:`compare` in words.
 
     Example: ``B − A = +0.021 [+0.008, +0.034], p = 0.002 (Holm), 412 wins / 96 ties / 301
-    losses``; ``p`` is the corrected p-value, the interval the row's confidence interval.
+    losses``; ``p`` is the corrected p-value, the interval the row's confidence interval. A
+    ranker whose judged share (``judged_a``, ``judged_b``) is below 0.9 is named at the end:
+    ``; B: 77 % of its top 10 judged (the rest have no event in the log and score 0)``.
     """
     _choice("test", test, TESTS)
     _choice("correction", correction, CORRECTIONS)
@@ -174,4 +181,23 @@ def verdict(row: Mapping[str, object], *, test: str = "t", correction: str = "ho
         f"B − A = {_signed(row['mean_diff'])} {interval}, "  # type: ignore[arg-type]
         f"{_p(row['p_adjusted'])} ({_TEST_NAMES[test]}{_CORRECTION_NAMES[correction]}), "  # type: ignore[arg-type]
         f"{row['wins']} wins / {row['ties']} ties / {row['losses']} losses"
+        + _judged_note(row)
+    )
+
+
+def _judged_note(row: Mapping[str, object]) -> str:
+    """``; B: 77 % of its top 10 judged (...)`` for the rankers whose judged share is below
+    MIN_JUDGED, else ''."""
+    low = [
+        f"{name}: {judged_percent(share)}"  # type: ignore[arg-type]
+        for name, share in (("A", row.get("judged_a")), ("B", row.get("judged_b")))
+        if share is not None and share < MIN_JUDGED  # type: ignore[operator]
+    ]
+    if not low:
+        return ""
+    top = "whole ranking" if row.get("k") is None else f"top {row['k']}"
+    whose = "its" if len(low) == 1 else "their"
+    return (
+        f"; {', '.join(low)} of {whose} {top} judged (the rest have no event in the log and "
+        "score 0)"
     )

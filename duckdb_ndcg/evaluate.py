@@ -30,6 +30,9 @@ _DUPLICATES = DUPLICATES.choices
 _SHAPES = ("report", "summary")
 _NO_CUT = 2**62  # a cutoff beyond any ranking; the SQL keeps larger ones as this too
 _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
+# warn when a ranking's mean judged@k (the share of its first k items that an event of the log
+# grades) is below this: more than 10 % of what it ranks would be scored 0 without evidence
+MIN_JUDGED = 0.9
 
 
 _FRAME_MODULES = ("pandas", "polars", "pyarrow")
@@ -169,7 +172,10 @@ def evaluate(
     ``metrics`` adds family metrics (``'precision_at_k'``, ``'err'``, ...) as columns of the
     report, with ``threshold`` (relevant: grade >= threshold) and err's ``max_grade``
     (``'mapping'``: the mapping's largest grade); ``shape='summary'`` gives their means
-    (``mean_precision_at_k``, ...).
+    (``mean_precision_at_k``, ...). The summary always has ``mean_judged_at_k``, the share of each
+    ranking's first k items that an event of the log grades (``'judged_at_k'`` in ``metrics``
+    gives it per query): an offline replay's items never shown to anyone are unjudged and score
+    0, and the CLI warns when the share is below ``MIN_JUDGED`` (0.9).
 
     Example::
 
@@ -235,6 +241,41 @@ def evaluate(
     params += [threshold, max_grade]
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
     return con.sql(sql, params=[ranked.name, logged.name, *params])
+
+
+def judged_percent(share: float) -> str:
+    """A judged share as a whole percentage rounded down, so that one below MIN_JUDGED never
+    reads as 90 %: ``judged_percent(0.899)`` is ``'89 %'``."""
+    return f"{math.floor(share * 100 + 1e-9):.0f} %"
+
+
+def judged_warning(
+    who: str, events: str, rows: Sequence[tuple[str, int | None, float | None]]
+) -> str | None:
+    """One line when some (slice, cutoff) row's mean judged@k is below MIN_JUDGED, naming the
+    worst; None otherwise. ``rows`` are (slice as ``device=web`` text or '', k, share).
+
+    Example: ``judged_warning("ranker B", "events.csv", [("", 10, 0.77)])`` is ``'ranker B: only
+    77 % of its top 10 items are judged (an event in events.csv grades them); the other 23 % were
+    never shown to anyone, or shown without an event logged, and score 0 as if seen and
+    ignored'``.
+    """
+    low = sorted(
+        (share, where, k) for where, k, share in rows if share is not None and share < MIN_JUDGED
+    )
+    if not low:
+        return None
+    share, where, k = low[0]
+    top = "whole ranking" if k is None else f"top {k}"
+    rest = 100 - int(judged_percent(share).split()[0])
+    more = len(low) - 1
+    more_rows = f"; {more} more (slice, k) row{'s' * (more > 1)} below {judged_percent(MIN_JUDGED)}"
+    return (
+        f"{who}: only {judged_percent(share)} of its {top} items are judged"
+        f"{f' ({where})' if where else ''} (an event in {events} grades them); the other "
+        f"{rest} % were never shown to anyone, or shown without an event logged, and score 0 as "
+        f"if seen and ignored{more_rows if more else ''}"
+    )
 
 
 def checked_metrics(
