@@ -21,7 +21,13 @@ import duckdb
 from duckdb_ndcg import __version__, chart, demo
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.conventions import REPORT_METRICS
-from duckdb_ndcg.evaluate import _checked_report_options, checked_metrics, evaluate, open_source
+from duckdb_ndcg.evaluate import (
+    _checked_report_options,
+    checked_metrics,
+    evaluate,
+    judged_warning,
+    open_source,
+)
 from duckdb_ndcg.macros import OLDEST_STORAGE, install, macro, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
@@ -636,6 +642,11 @@ def _evaluate(args: argparse.Namespace) -> None:
         )
         if value is not None
     }
+    # the judged share is checked in every run: a report computes judged_at_k for the warning
+    # and drops the column unless --metrics names it
+    asked = family.get("metrics", ["ndcg"])
+    if not args.summary and "judged_at_k" not in asked:
+        family["metrics"] = [*asked, "judged_at_k"]
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
         _stage("reading, grading and reporting")
         shape = "summary" if args.summary else "report"
@@ -644,6 +655,10 @@ def _evaluate(args: argparse.Namespace) -> None:
         )
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         relation.order(", ".join(map(_quoted, keys))).to_table("_ndcg_result")  # computed once
+        share = "any_value(mean_judged_at_k)" if args.summary else "avg(judged_at_k)"
+        _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", args.events, slices)
+        if not args.summary and "judged_at_k" not in asked:
+            con.execute("ALTER TABLE _ndcg_result DROP COLUMN judged_at_k")
         first_day = None
         if page and _is_time(relation, slices):  # one slice by day: NDCG@k over the days
             _stage("computing the trend for the chart")
@@ -690,6 +705,23 @@ def _omitted_note(series: chart.Curves) -> str:
     if not series.omitted:
         return ""
     return f"the {len(series)} of {len(series) + series.omitted} slices with the most queries"
+
+
+def _warn_judged(
+    con: duckdb.DuckDBPyConnection, table: str, share: str, who: str, events: str,
+    slices: list[str],
+) -> None:
+    """Warn when a (slice, cutoff) row of ``table`` has a judged share (the SQL ``share``) below
+    MIN_JUDGED: more than 10 % of a ranking's first k items have no event to grade them."""
+    columns = ", ".join(map(_quoted, [*slices, "k"]))
+    rows = con.sql(f"SELECT {columns}, {share} FROM {table} GROUP BY ALL").fetchall()
+    found = [
+        (", ".join(f"{name}={value}" for name, value in zip(slices, row)), row[-2], row[-1])
+        for row in rows
+    ]
+    message = judged_warning(who, events, found)
+    if message:
+        warnings.warn(message, UserWarning, stacklevel=2)
 
 
 def _compare_parser(sub: argparse._SubParsersAction) -> None:
@@ -809,6 +841,11 @@ def _compare(args: argparse.Namespace) -> None:
             title += f", per {', '.join(slices)}" if slices else ""
             note = _omitted_note(series)
             chart.svg(series, title, args.conf, note, difference=True)  # fails before writing
+        # ab_summary (--unpaired) has no judged share: each arm is its own log
+        for ranker, rankings in () if args.unpaired else (("A", args.rankings_a),
+                                                            ("B", args.rankings_b)):
+            _warn_judged(con, "_ndcg_compare", f"any_value(judged_{ranker.lower()})",
+                         f"ranker {ranker} ({rankings})", args.events, slices)
     table = con.table("_ndcg_compare")
     for row in table.fetchall() if output != _STDIO else ():  # with -, the table alone
         values = dict(zip(table.columns, row, strict=True))

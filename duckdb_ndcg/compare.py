@@ -12,11 +12,13 @@ import duckdb
 from duckdb_ndcg.conventions import CORRECTION, QUERY_SET, TEST
 from duckdb_ndcg.conventions import MISSING as _MISSING
 from duckdb_ndcg.evaluate import (
+    MIN_JUDGED,
     _checked_report_options,
     _choice,
     _is_number,
     _read_mapping,
     _require,
+    judged_percent,
     open_source,
     report_arguments,
 )
@@ -84,7 +86,10 @@ def compare(
     is an error naming the A/B path: ``unpaired=True`` compares each arm's own queries by Welch's
     t-test (``ab_summary`` over both tables, A the baseline; columns ``queries_a``, ``queries_b``,
     ``mean_a``, ``mean_b``, ``mean_diff``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``,
-    ``reject``, ``test`` 'welch', ``correction``; ``test`` must be 't'). Inputs and the other options (``log_base``, the
+    ``reject``, ``test`` 'welch', ``correction``; ``test`` must be 't'). ``judged_a`` / ``judged_b`` are each ranker's mean judged@k: the share
+    of its first k items that an event of the log grades (an offline replay's items never shown
+    to anyone are unjudged and score 0; ``verdict`` names a ranker below 0.9). Inputs and the
+    other options (``log_base``, the
     discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
     ``verdict(row)`` words a row.
 
@@ -221,7 +226,9 @@ def verdict(
     ``correction`` columns (``test=``/``correction=`` stand in for a row without them), the
     interval the row's confidence interval. A p-value below 1e-300 (0 when it underflows) reads
     ``p < 1e-300``; a row with ``queries_filled`` > 0 ends with how many queries were scored 0
-    for a ranker that did not show them.
+    for a ranker that did not show them, and a ranker whose judged share (``judged_a``,
+    ``judged_b``) is below 0.9 is named at the end: ``; B: 77 % of its top 10 judged (the rest
+    have no event in the log and score 0)``.
     """
     test = _setting(row, "test", test, _TEST_NAMES)
     correction = _setting(row, "correction", correction, _CORRECTION_NAMES)
@@ -234,4 +241,22 @@ def verdict(
         text += f", {row['wins']} wins / {row['ties']} ties / {row['losses']} losses"
     if row.get("queries_filled"):
         text += f", {row['queries_filled']} queries filled with 0"
-    return text
+    return text + _judged_note(row)
+
+
+def _judged_note(row: Mapping[str, object]) -> str:
+    """``; B: 77 % of its top 10 judged (...)`` for the rankers whose judged share is below
+    MIN_JUDGED, else ''."""
+    low = [
+        f"{name}: {judged_percent(share)}"  # type: ignore[arg-type]
+        for name, share in (("A", row.get("judged_a")), ("B", row.get("judged_b")))
+        if share is not None and share < MIN_JUDGED  # type: ignore[operator]
+    ]
+    if not low:
+        return ""
+    top = "whole ranking" if row.get("k") is None else f"top {row['k']}"
+    whose = "its" if len(low) == 1 else "their"
+    return (
+        f"; {', '.join(low)} of {whose} {top} judged (the rest have no event in the log and "
+        "score 0)"
+    )

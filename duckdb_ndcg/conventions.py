@@ -113,7 +113,7 @@ REPORT_METRICS = Param(
     "metrics",
     "['ndcg']",
     ("ndcg", "precision_at_k", "recall_at_k", "f1_at_k", "hit_rate", "reciprocal_rank",
-     "average_precision", "r_precision", "err", "rbp"),
+     "average_precision", "r_precision", "err", "rbp", "judged_at_k"),
     many=True,
 )
 REPORT_METRIC_OPTIONS = (REPORT_METRICS, THRESHOLD, default("max_grade", "'mapping'"))

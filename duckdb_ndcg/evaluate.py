@@ -30,6 +30,9 @@ _DUPLICATES = DUPLICATES.choices
 _SHAPES = ("report", "summary")
 _NO_CUT = 2**62  # a cutoff beyond any ranking; the SQL keeps larger ones as this too
 _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
+# warn when a ranking's mean judged@k (the share of its first k items that an event of the log
+# grades) is below this: more than 10 % of what it ranks would be scored 0 without evidence
+MIN_JUDGED = 0.9
 
 
 _FRAME_MODULES = ("pandas", "polars", "pyarrow")
@@ -172,7 +175,10 @@ def evaluate(
     (``'mapping'``: the mapping's largest grade); ``shape='summary'`` gives their means
     (``mean_precision_at_k``, ...). A ``slice_by`` column the rankings lack is taken from the
     events, one value per query (events of a query that disagree are an error; a query without
-    events gets NULL).
+    events gets NULL). The summary always has ``mean_judged_at_k``, the share of each ranking's
+    first k items that an event of the log grades (``'judged_at_k'`` in ``metrics`` gives it per
+    query): an offline replay's items never shown to anyone are unjudged and score 0, and the CLI
+    warns when the share is below ``MIN_JUDGED`` (0.9).
 
     Example::
 
@@ -289,6 +295,41 @@ def _with_event_slices(
     name = f"rankings_sliced_{next(_frames)}"
     con.register(name, relation)  # a view in the connection's temporary catalog (read-only too)
     return Source(ranked.label, name, tuple(relation.columns))
+
+
+def judged_percent(share: float) -> str:
+    """A judged share as a whole percentage rounded down, so that one below MIN_JUDGED never
+    reads as 90 %: ``judged_percent(0.899)`` is ``'89 %'``."""
+    return f"{math.floor(share * 100 + 1e-9):.0f} %"
+
+
+def judged_warning(
+    who: str, events: str, rows: Sequence[tuple[str, int | None, float | None]]
+) -> str | None:
+    """One line when some (slice, cutoff) row's mean judged@k is below MIN_JUDGED, naming the
+    worst; None otherwise. ``rows`` are (slice as ``device=web`` text or '', k, share).
+
+    Example: ``judged_warning("ranker B", "events.csv", [("", 10, 0.77)])`` is ``'ranker B: only
+    77 % of its top 10 items are judged (an event in events.csv grades them); the other 23 % were
+    never shown to anyone, or shown without an event logged, and score 0 as if seen and
+    ignored'``.
+    """
+    low = sorted(
+        (share, where, k) for where, k, share in rows if share is not None and share < MIN_JUDGED
+    )
+    if not low:
+        return None
+    share, where, k = low[0]
+    top = "whole ranking" if k is None else f"top {k}"
+    rest = 100 - int(judged_percent(share).split()[0])
+    more = len(low) - 1
+    more_rows = f"; {more} more (slice, k) row{'s' * (more > 1)} below {judged_percent(MIN_JUDGED)}"
+    return (
+        f"{who}: only {judged_percent(share)} of its {top} items are judged"
+        f"{f' ({where})' if where else ''} (an event in {events} grades them); the other "
+        f"{rest} % were never shown to anyone, or shown without an event logged, and score 0 as "
+        f"if seen and ignored{more_rows if more else ''}"
+    )
 
 
 def checked_metrics(

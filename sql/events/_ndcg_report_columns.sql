@@ -3,4 +3,5 @@
 -- (GROUP BY k over a slice named k), so the report refuses it.
 CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 ['k', 'ndcg', 'dcg', 'idcg', 'shown', 'shown_relevant', 'relevant', 'queries', 'mean_ndcg',
- 'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff'];
+ 'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
+ 'mean_judged_at_k', 'judged_a', 'judged_b'];

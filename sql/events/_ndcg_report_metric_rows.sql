@@ -1,14 +1,16 @@
 -- _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
 --                          score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
---                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade)
+--                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade,
+--                          judged := false)
 --   -> TABLE(_key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
 --            recall_at_k, f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision,
---            err, rbp DOUBLE)
+--            err, rbp, judged_at_k DOUBLE)
 -- _ndcg_report_rows with the family metrics of ndcg_report and ndcg_summary (internal): each
 -- named metric is its aggregate over the ranking's judged run (_ndcg_report_rows' _judged list,
 -- unnested) grouped by (ranking, cutoff), with the report's ties (tie_key: the item), threshold,
 -- empty_ideal and max_grade; a metric not named is NULL (a constant CASE: DuckDB drops its
--- aggregate). Kept apart from the engine so that compare_rankers, compare_summary and ab_summary
+-- aggregate); judged_at_k is the engine's column (judged := true or named in metrics: see
+-- _ndcg_report_rows). Kept apart from the engine so that compare_rankers, compare_summary and ab_summary
 -- do not bind (plan) these aggregates.
 -- With only ndcg named (the default) the family is not even bound: the result is one of two
 -- CTEs, _ndcg_only (the engine's rows, the family columns NULL) or _ndcg_family, picked by name
@@ -20,20 +22,20 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, 
                                                  item_col, position_col, score_col, ties, gain,
                                                  log_base, empty_ideal, duplicates, event_col,
                                                  mapping, collapse, time_col, unknown, metrics,
-                                                 threshold, max_grade) AS TABLE
+                                                 threshold, max_grade, judged := false) AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
     FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
                            mapping, collapse, time_col, unknown, metrics := metrics,
-                           threshold := threshold, max_grade := max_grade)
+                           threshold := threshold, max_grade := max_grade, judged := judged)
 ),
 _ndcg_only AS NOT MATERIALIZED (
     SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant,
            NULL::DOUBLE AS precision_at_k, NULL::DOUBLE AS recall_at_k, NULL::DOUBLE AS f1_at_k,
            NULL::DOUBLE AS hit_rate, NULL::DOUBLE AS reciprocal_rank,
            NULL::DOUBLE AS average_precision, NULL::DOUBLE AS r_precision, NULL::DOUBLE AS err,
-           NULL::DOUBLE AS rbp
+           NULL::DOUBLE AS rbp, judged_at_k
     FROM _ndcg_engine
 ),
 _ndcg_family AS NOT MATERIALIZED (
@@ -83,7 +85,8 @@ _ndcg_family AS NOT MATERIALIZED (
            CASE WHEN list_contains(metrics, 'rbp') THEN
                rbp(_j.rel, _j.rnk, k := _k, threshold := threshold, ties := ties,
                    tie_key := _j.i)
-           END::DOUBLE AS rbp
+           END::DOUBLE AS rbp,
+           any_value(judged_at_k) AS judged_at_k
     FROM (
         -- one row per row of the judged run (one, _j NULL, when no family metric is named)
         SELECT * EXCLUDE (_judged), unnest(coalesce(_judged, [NULL])) AS _j

@@ -1,9 +1,9 @@
 -- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
 --                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
 --                   time_col, unknown, metrics := ['ndcg'], threshold := 1,
---                   max_grade := 'mapping')
+--                   max_grade := 'mapping', judged := false)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
---            relevant, _judged STRUCT(i, rel, rnk)[])
+--            relevant, _judged STRUCT(i, rel, rnk)[], judged_at_k DOUBLE)
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
 -- parameters; metrics, threshold and max_grade are checked here, used by
 -- _ndcg_report_metric_rows). Built only of what DuckDB spills to disk, so a log larger than memory finishes:
@@ -28,6 +28,13 @@
 --      read count as not shown: they cannot change a metric at a cutoff <= max(k) except
 --      through the relevant count, which keeps them. r_precision reads R rows (R can exceed k),
 --      so it reads whole rankings.
+--   6. Only when judged is true or metrics names judged_at_k (a constant condition, as in 5):
+--      judged_at_k, the share of the first k rows (least(k, shown); all when k is NULL) whose
+--      (query, item) the events judge: an event of a type the mapping grades, 0 included (an
+--      impression). The rows read are anti-joined to the events (a second scan of them: grade 0
+--      events are not in step 1); each unjudged row is spread over its tie group's positions
+--      within k as DCG spreads gains (the expected share for a group straddling k). NULL
+--      otherwise.
 -- duplicates = 'error' checks the rows a cutoff reads (those with s <= max(k) + 1: the first
 -- max(k) + 1 rows and whole tie groups there; all rows when k is NULL or r_precision is named): a
 -- duplicate further down cannot change a metric at k.
@@ -35,7 +42,8 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_c
                                           position_col, score_col, ties, gain, log_base,
                                           empty_ideal, duplicates, event_col, mapping, collapse,
                                           time_col, unknown, metrics := ['ndcg'],
-                                          threshold := 1, max_grade := 'mapping') AS TABLE
+                                          threshold := 1, max_grade := 'mapping',
+                                          judged := false) AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
@@ -223,6 +231,28 @@ _ndcg_judged_lists AS (
     FROM _ndcg_judged
     GROUP BY _key
 ),
+_ndcg_logged AS (
+    -- step 6: the (query, item) pairs an event of a graded type names (the join below reads only
+    -- those of the rows read)
+    SELECT _q, _i
+    FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i,
+                 _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS _grade
+          FROM query_table(events)) AS _e
+    WHERE _grade IS NOT NULL
+      AND (judged OR coalesce(list_contains(metrics, 'judged_at_k'), false))
+),
+_ndcg_unjudged AS (
+    -- the unjudged rows read, each spread over its tie group's positions within every cut (the
+    -- group's expected share when it straddles k): summed per ranking and cut
+    SELECT _key AS _uj_key, _k AS _uj_k,
+           sum((least(_s + _n - 1, coalesce(_k, _s + _n - 1)) - _s + 1)::DOUBLE / _n)
+               AS _unjudged_rows
+    FROM (SELECT _key, _s, _n FROM _ndcg_read ANTI JOIN _ndcg_logged USING (_q, _i)
+          WHERE judged OR coalesce(list_contains(metrics, 'judged_at_k'), false)),
+         _ndcg_cuts
+    WHERE _s <= coalesce(_k, _s)
+    GROUP BY _key, _k
+),
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
     -- grades and gains are refused below, in the report's words (it has no negative option)
@@ -321,7 +351,11 @@ SELECT _key, _k,
        shown,
        shown_relevant,
        coalesce(relevant, 0) + coalesce(_more_relevant, 0) AS relevant,
-       _judged
+       _judged,
+       CASE WHEN judged OR coalesce(list_contains(metrics, 'judged_at_k'), false) THEN
+           (least(coalesce(_k, shown), shown) - coalesce(_unjudged_rows, 0.0))
+               / least(coalesce(_k, shown), shown)
+       END::DOUBLE AS judged_at_k
 FROM _ndcg_rankings_read
 CROSS JOIN _ndcg_cuts
 LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
@@ -331,5 +365,6 @@ LEFT JOIN _ndcg_more_ideal ON _more_key = _key AND _more_k IS NOT DISTINCT FROM 
 LEFT JOIN _ndcg_more_relevant ON _more_rel_key = _key
 LEFT JOIN _ndcg_repeated USING (_key)
 LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
+LEFT JOIN _ndcg_unjudged ON _uj_key = _key AND _uj_k IS NOT DISTINCT FROM _k
 CROSS JOIN _ndcg_key_types
 CROSS JOIN _ndcg_grade_check;

@@ -30,9 +30,9 @@
 --                 depth (a graded item never shown: once), so NDCG stays within [0, 1] and
 --                 shown_relevant <= relevant.
 --   metrics       a list naming some of 'ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k',
---                 'hit_rate', 'reciprocal_rank', 'average_precision', 'r_precision', 'err', 'rbp'
---                 (the aggregates' names; an unknown name, a name listed twice or an empty list is
---                 an error). The columns above are always there (ndcg among them); each family
+--                 'hit_rate', 'reciprocal_rank', 'average_precision', 'r_precision', 'err', 'rbp',
+--                 'judged_at_k' (the aggregates' names; an unknown name, a name listed twice or an
+--                 empty list is an error). The columns above are always there (ndcg among them); each family
 --                 metric named adds one DOUBLE column of its name after `relevant`, in the order
 --                 of that list whatever the order given. Each is exactly its aggregate over the
 --                 ranking's judged run: the shown rows with their grade (0 without events) in the
@@ -42,7 +42,13 @@
 --                 f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision: the value of
 --                 a query with no relevant graded item); the other options at the aggregates'
 --                 defaults (denominator 'relevant', rbp p = 0.8). r_precision has no cutoff: it is
---                 the same on every k row of a query.
+--                 the same on every k row of a query. judged_at_k is the share of the first
+--                 least(k, shown) rows (all when k is NULL) that are judged: an event of a type
+--                 the mapping grades names the (query, item), grade 0 included (an impression);
+--                 a tie group straddling k counts its expected share (ties := 'average'). It is
+--                 the judged_at_k aggregate over the FULL OUTER JOIN of the ranking with
+--                 event_relevance(events) (rel NULL: unjudged); an offline replay's items never
+--                 shown to anyone are unjudged, and NDCG scores them 0 all the same.
 --   threshold     grade >= threshold is relevant for the family (binary) metrics: any positive
 --                 number (default 1: a click; 3 with the default mapping: a purchase).
 --   max_grade     err's scale, stop probability (2^grade - 1) / 2^max_grade: 'mapping' (default)

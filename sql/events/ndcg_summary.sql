@@ -2,7 +2,7 @@
 --              threshold := 1, max_grade := 'mapping', ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
 --            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
---            shown_relevant, relevant BIGINT, ci_low, ci_high DOUBLE,
+--            shown_relevant, relevant BIGINT, ci_low, ci_high, mean_judged_at_k DOUBLE,
 --            <mean_<name> DOUBLE per family metric named>)
 -- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
 -- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
@@ -13,9 +13,13 @@
 -- relevant > 0 (or relevant = 0 for every query) means no graded event matched a shown item,
 -- usually ids written differently in the two tables. [ci_low, ci_high] is the conf t-interval of
 -- mean_ndcg (conf := 0.95; mean -/+ t quantile x stddev_samp / sqrt(n), NULL below 2 queries).
+-- mean_judged_at_k is the mean over the same queries of ndcg_report's judged_at_k: the share of
+-- a ranking's first k items that an event of the log grades (0 included); below 0.9 an offline
+-- replay ranks many items no user was shown, which score 0 as if seen and ignored.
 -- metrics, threshold, max_grade: as for ndcg_report; each family metric named adds
 -- mean_<name>, the mean over the same queries of ndcg_report's column (mean_precision_at_k,
--- mean_err, ...: the names of the BI measures), after ci_high in ndcg_report's order.
+-- mean_err, ...: the names of the BI measures), after mean_judged_at_k in ndcg_report's order
+-- (naming judged_at_k adds no column: its mean is always there).
 -- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
 CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                      query_col := 'query_id', item_col := 'item_id',
@@ -29,7 +33,8 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
 -- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
 SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(),
                                                           lambda m: 'mean_' || m), c)
-                         OR c = 'mean_ndcg' OR coalesce(list_contains(metrics, c[6:]), false))
+                         OR c IN ('mean_ndcg', 'mean_judged_at_k')
+                         OR coalesce(list_contains(metrics, c[6:]), false))
 FROM (
 SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_relevant']
                          AND NOT list_contains(list_transform(_ndcg_report_metrics(),
@@ -42,6 +47,7 @@ SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_rele
        sum(_relevant)::BIGINT AS relevant,
        (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_low,
        (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_high,
+       avg(_judged_at_k) AS mean_judged_at_k,
        avg(_precision_at_k) AS mean_precision_at_k, avg(_recall_at_k) AS mean_recall_at_k,
        avg(_f1_at_k) AS mean_f1_at_k, avg(_hit_rate) AS mean_hit_rate,
        avg(_reciprocal_rank) AS mean_reciprocal_rank,
@@ -52,11 +58,11 @@ FROM (
            shown_relevant AS _shown_relevant, precision_at_k AS _precision_at_k,
            recall_at_k AS _recall_at_k, f1_at_k AS _f1_at_k, hit_rate AS _hit_rate,
            reciprocal_rank AS _reciprocal_rank, average_precision AS _average_precision,
-           r_precision AS _r_precision, err AS _err, rbp AS _rbp
+           r_precision AS _r_precision, err AS _err, rbp AS _rbp, judged_at_k AS _judged_at_k
     FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col,
                                   position_col, score_col, ties, gain, log_base, empty_ideal,
                                   duplicates, event_col, mapping, collapse, time_col, unknown,
-                                  metrics, threshold, max_grade)
+                                  metrics, threshold, max_grade, judged := true)
 )
 GROUP BY ALL
 )

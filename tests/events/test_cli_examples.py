@@ -100,6 +100,7 @@ def test_evaluate_files_and_outputs(demo_db: Path) -> None:
         "relevant",
         "ci_low",
         "ci_high",
+        "mean_judged_at_k",
     ]
     assert len(shown.stdout.splitlines()) == 6 and (demo_db / "c.svg").is_file()
 

@@ -77,7 +77,7 @@ def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, corre
     assert list(got.columns) == [
         "device", "k", "queries", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value",
         "p_adjusted", "reject", "test", "correction", "wins", "ties", "losses", "queries_filled",
-        "queries_dropped"]
+        "queries_dropped", "judged_a", "judged_b"]
     assert len(got) == 6
     for row in got.itertuples():
         a, b = _per_query(demo_con, "A", row.k), _per_query(demo_con, "B", row.k)
