@@ -276,6 +276,14 @@ CASES: list[tuple[str, str, str]] = [
             ("rnk", "TIMESTAMP", "3", "TIMESTAMP '2024-01-01 10:00'"),
         )
     ],
+    # keys 2^60 and 2^60 + 1 are one DOUBLE: they tied (NDCG 0.815 instead of 1.0)
+    *[
+        (f"wide-key-{t}-{agg.split('(')[0]}",
+         f"SELECT {agg} FROM (VALUES (1, {v}::{t}), (0, {v}::{t} + 1)) AS v(rel, rnk)",
+         r"rnk holds a key beyond 2\^53")
+        for agg in ("ndcg(rel, rnk)", "precision_at_k(rel, rnk, 1)", "rbp(rel, rnk)")
+        for t, v in (("BIGINT", 2**60), ("UBIGINT", 2**60), ("HUGEINT", -(2**60)))
+    ],
     ("rel-VARCHAR-idcg", "SELECT idcg(rel) FROM (VALUES ('3')) AS v(rel)", r"rel must be a number"),
     ("threshold-nan", f"SELECT precision_at_k(rel, rnk, 1, threshold := 'nan') {rows(GOOD)}",
      r"threshold must be a finite number, got nan"),
