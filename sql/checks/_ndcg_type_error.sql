@@ -1,11 +1,24 @@
 -- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
 -- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
--- or timestamp rank keys failed deep inside a macro. typeof(any_value(x)) folds to a constant at
--- bind time, so the check costs nothing per row; the aggregates then read TRY_CAST(x AS DOUBLE),
--- which, unlike an expression holding error(), DuckDB shares between identical aggregates.
+-- or timestamp rank keys failed deep inside a macro; integer rank keys beyond 2^53 are refused.
+-- typeof(any_value(x)) folds to a constant at bind time, so the check costs nothing per row; the
+-- aggregates then read TRY_CAST(x AS DOUBLE), which, unlike an expression holding error(),
+-- DuckDB shares between identical aggregates.
 CREATE OR REPLACE MACRO _ndcg_type_error(x, what) AS
 CASE
     WHEN NOT _ndcg_is_number_type(typeof(any_value(x))) THEN
         error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
               || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
+    -- the metrics compare rank keys as DOUBLE: BIGINT, UBIGINT, HUGEINT keys beyond 2^53 could
+    -- collide (2^60 and 2^60 + 1 tied). The type test folds, so other types pay no aggregate
+    -- (a nested CASE: with the aggregates in this WHEN a folded-away branch stayed in the plan)
+    WHEN what = 'rnk' AND regexp_full_match(typeof(any_value(x)), 'U?(BIG|HUGE)INT') THEN CASE
+        -- through VARCHAR: DuckDB 1.4 and 1.5 bind this branch for text and date columns too,
+        -- and refuse comparing them with a number; a UHUGEINT past HUGEINT is beyond 2^53 too
+        WHEN (max(x) IS NOT NULL AND coalesce(TRY_CAST(max(x)::VARCHAR AS HUGEINT) > 9007199254740992, true))
+             OR TRY_CAST(min(x)::VARCHAR AS HUGEINT) < -9007199254740992 THEN
+            error('duckdb_ndcg: rnk holds a key beyond 2^53 (' || max(x)::VARCHAR || ' or '
+                  || min(x)::VARCHAR || '), where two keys may be one DOUBLE and tie: rank by '
+                  || 'position, or subtract a common offset')
+    END
 END;

@@ -276,6 +276,14 @@ CASES: list[tuple[str, str, str]] = [
             ("rnk", "TIMESTAMP", "3", "TIMESTAMP '2024-01-01 10:00'"),
         )
     ],
+    # keys 2^60 and 2^60 + 1 are one DOUBLE: they tied (NDCG 0.815 instead of 1.0)
+    *[
+        (f"wide-key-{t}-{agg.split('(')[0]}",
+         f"SELECT {agg} FROM (VALUES (1, {v}::{t}), (0, {v}::{t} + 1)) AS v(rel, rnk)",
+         r"rnk holds a key beyond 2\^53")
+        for agg in ("ndcg(rel, rnk)", "precision_at_k(rel, rnk, 1)", "rbp(rel, rnk)")
+        for t, v in (("BIGINT", 2**60), ("UBIGINT", 2**60), ("HUGEINT", -(2**60)))
+    ],
     ("rel-VARCHAR-idcg", "SELECT idcg(rel) FROM (VALUES ('3')) AS v(rel)", r"rel must be a number"),
     ("threshold-nan", f"SELECT precision_at_k(rel, rnk, 1, threshold := 'nan') {rows(GOOD)}",
      r"threshold must be a finite number, got nan"),
@@ -428,3 +436,14 @@ def test_same_item_in_two_queries_is_fine(con_t: duckdb.DuckDBPyConnection, tmp_
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.0 r\nq2 Q0 d1 1 2.0 r\n", encoding="utf-8")
     assert con_t.execute("SELECT count(*) FROM read_trec_run($1)", [str(path)]).fetchone() == (2,)
+
+
+def test_integer_keys_up_to_2_53_are_fine(con_t: duckdb.DuckDBPyConnection) -> None:
+    """The 2^53 bound refuses only what could tie: keys 2^53 - 1 and 2^53 stay apart, and a
+    query whose BIGINT keys are all NULL (nothing returned) is scored, not refused."""
+    rows = con_t.execute(
+        "SELECT q, ndcg(rel, rnk) FROM (VALUES (1, 1, 9007199254740991::BIGINT), "
+        "(1, 0, 9007199254740992::BIGINT), (2, 1, NULL::BIGINT)) AS v(q, rel, rnk) "
+        "GROUP BY q ORDER BY q"
+    ).fetchall()
+    assert rows == [(1, 1.0), (2, 0.0)]
