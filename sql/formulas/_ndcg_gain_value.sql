@@ -9,6 +9,7 @@ CASE
     WHEN gain::VARCHAR = 'linear' THEN r::DOUBLE
     WHEN gain::VARCHAR = 'exponential' THEN pow(2.0, r::DOUBLE) - 1.0
     -- a negative gain of the map only gets here with negative := 'zero': it gains 0
-    ELSE if(map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), r::DOUBLE) < 0, 0.0,
-            map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), r::DOUBLE))
+    -- (CASE, not if(): the DuckDB 1.5 CLI reading a persisted file has no if())
+    WHEN map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), r::DOUBLE) < 0 THEN 0.0::DOUBLE
+    ELSE map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), r::DOUBLE)
 END;
