@@ -13,6 +13,9 @@ CASE WHEN 2 * shared >= total THEN 0::BIGINT
                 || ' at NDCG' || coalesce('@' || k::VARCHAR, '')
                 || ' (fewer than half): a paired comparison does not apply; for an A/B test '
                 || '(each query served by one arm) compare the arms unpaired (Welch): '
-                || 'compare(..., unpaired=True), duckdb-ndcg compare --unpaired, or ab_summary '
+                -- the flag's two dashes spelled with repeat(): the plain script (duckdb-ndcg
+                -- script) holds no '--', which tools read as a comment
+                || 'compare(..., unpaired=True), duckdb-ndcg compare ' || repeat('-', 2)
+                || 'unpaired, or ab_summary '
                 || 'over one table with an arm column')
 END;
