@@ -141,7 +141,9 @@ def test_resampling_within_monte_carlo_error(pairs: duckdb.DuckDBPyConnection) -
 
 def test_p_adjust_against_hand(con: duckdb.DuckDBPyConnection) -> None:
     """Holm on 0.01, 0.04, 0.03, 0.2: sorted, times 4, 3, 2, 1, running maximum, at most 1."""
-    con.execute("CREATE TABLE results AS SELECT unnest([0.01, 0.04, 0.03, 0.2]::DOUBLE[]) AS p_value")
+    con.execute(
+        "CREATE TABLE results AS SELECT unnest([0.01, 0.04, 0.03, 0.2]::DOUBLE[]) AS p_value"
+    )
     got = con.execute(
         "SELECT p_value, p_adjusted, reject FROM p_adjust('results') ORDER BY p_value"
     ).fetchall()
