@@ -344,7 +344,9 @@ def _err_of_one_tie_group(grades: list[int], n: int, k: int, max_grade: int) -> 
     return float(total)
 
 
-@pytest.mark.parametrize(("n", "k"), [(30_000, 10), (30_000, 150), (30_000, None)])
+# full depth on 3,000 rows: the oracle's exact fractions take 110 s on 30,000 (busy machine), and
+# every slot is kept either way (four stop rows among zeros); the cost: test_linear_time
+@pytest.mark.parametrize(("n", "k"), [(30_000, 10), (30_000, 150), (3_000, None)])
 def test_err_of_a_huge_tie_group_is_exact(con, n, k) -> None:
     """Mostly grade 0, four rows of grades 1-4, all tied (that the zeros cost nothing per row:
     test_linear_time's growth of the same shape)."""

@@ -1,7 +1,8 @@
-"""A hand-computed result for each public macro that no other ``versions`` test reaches: the mean
-family, f1_at_k, rbp, rbp_residual and event_match, on every supported DuckDB
-(tests/core/test_versions_selection.py). Their oracle sweeps (ranx, ir_measures) run on the
-newest DuckDB; ranx compiles its metrics with numba when imported, 18 s of CPU per process.
+"""A result for each public macro that no other ``versions`` test reaches, by hand or by scipy on
+one small sample: the mean family, f1_at_k, rbp, rbp_residual, event_match and the statistics, on
+every supported DuckDB (tests/core/test_versions_selection.py). Their oracle sweeps (ranx,
+ir_measures, thousands of scipy samples) run on the newest DuckDB; ranx compiles its metrics with
+numba when imported, 18 s of CPU per process.
 """
 
 from __future__ import annotations
@@ -72,3 +73,80 @@ def test_event_match(con: duckdb.DuckDBPyConnection) -> None:
         "('q1', 'z', 'purchase'), ('q2', 'a', 'impression')) v(query_id, item_id, event_type)"
     )
     assert con.execute("SELECT * FROM event_match('shown', 'events')").fetchall() == [(2, 1)]
+
+
+# Ten untied, non-zero paired differences (exact Wilcoxon, no ties for the sign test)
+A = [0.1, 0.4, 0.35, 0.8, 0.5, 0.65, 0.2, 0.9, 0.55, 0.3]
+D = [0.05, -0.02, 0.11, 0.07, -0.04, 0.09, 0.13, -0.01, 0.06, 0.08]
+B = [a + d for a, d in zip(A, D, strict=True)]
+
+
+@pytest.fixture
+def pairs(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    con.execute("CREATE TABLE pairs AS SELECT unnest(?) AS b, unnest(?) AS a", [B, A])
+    return con
+
+
+def test_paired_tests_against_scipy(pairs: duckdb.DuckDBPyConnection) -> None:
+    """The closed-form tests on one small sample (their sweeps over thousands of samples run on
+    the newest DuckDB: tests/stats/test_closed_forms.py)."""
+    stats = pytest.importorskip("scipy.stats")
+    t, w, s, wtl = pairs.execute(
+        "SELECT paired_ttest(b, a, conf := 0.9), wilcoxon_test(b, a), sign_test(b, a), "
+        "win_tie_loss(b, a, eps := 0.03) FROM pairs"
+    ).fetchone()
+    want = stats.ttest_rel(B, A)
+    ci = want.confidence_interval(0.9)
+    assert (t["t"], t["p_value"], t["ci_low"], t["ci_high"]) == pytest.approx(
+        (want.statistic, want.pvalue, ci.low, ci.high), rel=1e-9
+    )
+    want = stats.wilcoxon(B, A)
+    assert (w["statistic"], w["p_value"]) == pytest.approx((want.statistic, want.pvalue), rel=1e-9)
+    assert (s["wins"], s["losses"]) == (7, 3)
+    assert s["p_value"] == pytest.approx(stats.binomtest(7, 10).pvalue, rel=1e-9)
+    assert (wtl["wins"], wtl["ties"], wtl["losses"]) == (7, 2, 1)  # beyond 0.03, within, below
+
+
+def test_welch_ttest_against_scipy(con: duckdb.DuckDBPyConnection) -> None:
+    stats = pytest.importorskip("scipy.stats")
+    con.execute(
+        "CREATE TABLE arms AS SELECT unnest(?) AS v, unnest(?) AS is_b",
+        [A + B[:7], [False] * len(A) + [True] * 7],
+    )
+    (r,) = con.execute("SELECT welch_ttest(v, is_b) FROM arms").fetchone()
+    want = stats.ttest_ind(B[:7], A, equal_var=False)
+    assert (r["t"], r["p_value"]) == pytest.approx((want.statistic, want.pvalue), rel=1e-9)
+
+
+def test_resampling_within_monte_carlo_error(pairs: duckdb.DuckDBPyConnection) -> None:
+    """randomization_test against the exact sign-flip p-value over all 2^10 flips; bootstrap_ci
+    against scipy's percentile bootstrap (both Monte Carlo: 0.02 is over 5 standard errors)."""
+    stats = pytest.importorskip("scipy.stats")
+    r, ci = pairs.execute(
+        "SELECT randomization_test(b, a, resamples := 20000), "
+        "bootstrap_ci(b, a, resamples := 4000) FROM pairs"
+    ).fetchone()
+    observed = abs(sum(D))
+    flips = [
+        abs(sum(d if (mask >> i) & 1 else -d for i, d in enumerate(D))) >= observed - 1e-12
+        for mask in range(2 ** len(D))
+    ]
+    assert r["p_value"] == pytest.approx(sum(flips) / len(flips), abs=0.02)
+    want = stats.bootstrap(
+        (D,), lambda x: sum(x) / len(x), vectorized=False, method="percentile",
+        n_resamples=4000, random_state=1,
+    ).confidence_interval
+    assert (ci["ci_low"], ci["ci_high"]) == pytest.approx((want.low, want.high), abs=0.02)
+
+
+def test_p_adjust_against_hand(con: duckdb.DuckDBPyConnection) -> None:
+    """Holm on 0.01, 0.04, 0.03, 0.2: sorted, times 4, 3, 2, 1, running maximum, at most 1."""
+    con.execute(
+        "CREATE TABLE results AS SELECT unnest([0.01, 0.04, 0.03, 0.2]::DOUBLE[]) AS p_value"
+    )
+    got = con.execute(
+        "SELECT p_value, p_adjusted, reject FROM p_adjust('results') ORDER BY p_value"
+    ).fetchall()
+    assert [g[0] for g in got] == pytest.approx([0.01, 0.03, 0.04, 0.2])
+    assert [g[1] for g in got] == pytest.approx([0.04, 0.09, 0.09, 0.2], abs=1e-12)
+    assert [g[2] for g in got] == [True, False, False, False]

@@ -45,7 +45,6 @@ def _load(con: duckdb.DuckDBPyConnection, cases: list) -> None:
                 [g.tolist(), b.tolist(), a.tolist()])
 
 
-@pytest.mark.versions
 def test_paired_ttest_equals_scipy(con: duckdb.DuckDBPyConnection) -> None:
     cases = _cases(1, 2000)
     _load(con, cases)
@@ -82,7 +81,6 @@ def test_paired_ttest_equals_ranx(con: duckdb.DuckDBPyConnection) -> None:
         assert _close(got[g], paired_student_t_test(a, b)[0]) < TOL
 
 
-@pytest.mark.versions
 @pytest.mark.parametrize("conf", [0.5, 0.95, 0.999])
 def test_welch_ttest_equals_scipy(con: duckdb.DuckDBPyConnection, conf: float) -> None:
     rng = np.random.default_rng(3)
@@ -139,7 +137,6 @@ def test_normal_cdf(con: duckdb.DuckDBPyConnection) -> None:
     assert np.max(np.abs(got - want) / np.minimum(want, 1 - want).clip(1e-300)) < 1e-12
 
 
-@pytest.mark.versions
 def test_wilcoxon_equals_scipy(con: duckdb.DuckDBPyConnection) -> None:
     rng = np.random.default_rng(4)
     cases = []
@@ -172,7 +169,6 @@ def test_wilcoxon_equals_scipy(con: duckdb.DuckDBPyConnection) -> None:
     assert worst < TOL and min(methods.values()) > 200
 
 
-@pytest.mark.versions
 def test_sign_test_and_win_tie_loss(con: duckdb.DuckDBPyConnection) -> None:
     cases = _cases(5, 2000, max_n=400)
     cases += [(2000, np.full(7, 0.5), np.full(7, 0.5)), (2001, np.array([0.9]), np.array([0.1]))]

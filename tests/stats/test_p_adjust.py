@@ -12,7 +12,6 @@ METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 pytestmark = pytest.mark.usefixtures("gc_frozen")
 
 
-@pytest.mark.versions
 @pytest.mark.parametrize("method", list(METHODS))
 @pytest.mark.parametrize("alpha", [0.05, 0.2])
 def test_equals_statsmodels(con: duckdb.DuckDBPyConnection, method: str, alpha: float) -> None:

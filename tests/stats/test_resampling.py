@@ -26,7 +26,6 @@ def _exact_p(d: np.ndarray) -> float:
     return float(np.mean(np.abs(signs @ d) >= abs(d.sum()) * (1 - 1e-12)))
 
 
-@pytest.mark.versions
 def test_randomization_within_monte_carlo_error_of_exact(con: duckdb.DuckDBPyConnection) -> None:
     rng = np.random.default_rng(7)
     cases = []
@@ -89,7 +88,6 @@ def test_randomization_agrees_with_ranx(con: duckdb.DuckDBPyConnection) -> None:
     assert abs(ours - theirs) <= 5 * np.sqrt(2 * theirs * (1 - theirs) / 20000) + 1 / 20001
 
 
-@pytest.mark.versions
 @pytest.mark.parametrize("conf", [0.9, 0.95])
 def test_bootstrap_close_to_scipy_percentile(con: duckdb.DuckDBPyConnection, conf: float) -> None:
     rng = np.random.default_rng(10)
