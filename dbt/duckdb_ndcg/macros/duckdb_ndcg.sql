@@ -18,16 +18,22 @@
 {%- endmacro %}
 
 {% macro ndcg_macro_statements() -%}
-  {#- The CREATE OR REPLACE MACRO statements, in creation order. -#}
+  {#- The CREATE OR REPLACE MACRO statements in creation order, each with its COMMENT ON MACRO. -#}
   {%- set statements = [] -%}
+  {%- set statement -%}{% raw %}
+SET VARIABLE duckdb_ndcg_version = CASE WHEN string_split(regexp_extract(version(), '[0-9.]+'), '.')[1:3]::INTEGER[] < [1, 4, 3] THEN error('duckdb_ndcg needs DuckDB 1.4.3 or newer, this is ' || version() || ': on 1.4.0 to 1.4.2 the report and comparison macros fail (upgrade DuckDB, e.g. pip install ''duckdb>=1.4.3'')') ELSE version() END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_log1p(u): ln(1 + u), accurate for small u (DuckDB has no log1p) (internal). The rounding
 -- of w = 1 + u cancels in ln(w) * u / (w - 1) (Goldberg, "What every computer scientist should
 -- know about floating-point arithmetic", theorem 4).
-CREATE OR REPLACE MACRO _ndcg_log1p(u) AS
+CREATE OR REPLACE MACRO _ndcg_log1p(u, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE WHEN 1.0::DOUBLE + u = 1.0 THEN u::DOUBLE
      ELSE ln(1.0::DOUBLE + u) * u / ((1.0::DOUBLE + u) - 1.0)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_log1p IS 'duckdb_ndcg: _ndcg_log1p(u): ln(1 + u), accurate for small u (DuckDB has no log1p) (internal). The rounding'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_lbeta(a, b): ln B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b) for a, b > 0 (internal).
@@ -36,11 +42,11 @@ END{% endraw %}{%- endset -%}
 -- difference of the 1/(12z) - 1/(360z^3) + 1/(1260z^5) - 1/(1680z^7) terms (truncation error
 -- below 1e-15), instead of subtracting two lgamma values of order z ln z: at z = 5e5 that
 -- subtraction alone loses 1e-9 of relative precision.
-CREATE OR REPLACE MACRO _ndcg_lbeta(a, b) AS
+CREATE OR REPLACE MACRO _ndcg_lbeta(a, b, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN greatest(a, b) < 20 THEN lgamma(a) + lgamma(b) - lgamma(a + b)
     ELSE lgamma(least(a, b))
-         - ((greatest(a, b) - 0.5) * _ndcg_log1p(least(a, b) / greatest(a, b))
+         - ((greatest(a, b) - 0.5) * _ndcg_log1p(least(a, b) / greatest(a, b), _duckdb_ndcg_fdd554f6bb := true)
             + least(a, b) * ln(greatest(a, b) + least(a, b)) - least(a, b)
             + list_sum(list_transform([1.0::DOUBLE / (greatest(a, b) + least(a, b)),
                                        -1.0::DOUBLE / greatest(a, b)],
@@ -48,6 +54,9 @@ CASE
                                                 - w * w * (1.0::DOUBLE / 1260
                                                 - w * w / 1680))))))::DOUBLE
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_lbeta IS 'duckdb_ndcg: _ndcg_lbeta(a, b): ln B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b) for a, b > 0 (internal).'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_betainc(a, b, x, y): the regularized incomplete beta function I_x(a, b) for a, b > 0,
@@ -59,7 +68,7 @@ END{% endraw %}{%- endset -%}
 -- about 2 sqrt(min(a, b))) and multiplied by
 -- x^a y^b / (a B(a, b)), with ln B from _ndcg_lbeta. The list is DOUBLE like the accumulator
 -- (DuckDB 1.5 requires it).
-CREATE OR REPLACE MACRO _ndcg_betainc(a, b, x, y) AS
+CREATE OR REPLACE MACRO _ndcg_betainc(a, b, x, y, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN x <= 0 THEN 0.0::DOUBLE
     WHEN y <= 0 THEN 1.0::DOUBLE
@@ -68,9 +77,24 @@ CASE
               THEN {a: a::DOUBLE, b: b::DOUBLE, x: x::DOUBLE, y: y::DOUBLE, flip: false}
               ELSE {a: b::DOUBLE, b: a::DOUBLE, x: y::DOUBLE, y: x::DOUBLE, flip: true} END],
         lambda s: list_transform(
-            [exp(s.a * CASE WHEN s.x > 0.5 THEN _ndcg_log1p(-s.y) ELSE ln(s.x) END
-                 + s.b * CASE WHEN s.y > 0.5 THEN _ndcg_log1p(-s.x) ELSE ln(s.y) END
-                 - _ndcg_lbeta(s.a, s.b))
+            [exp(CASE WHEN least(s.a, s.b) >= 20 THEN
+                     -- both large (binomial tails near the median): Stirling's series for each
+                     -- lgamma, so that a ln(x (a+b) / a) + b ln(y (a+b) / b) is taken as two
+                     -- log1p of small arguments (x b - y a is exact) instead of terms near 1e6
+                     -- that cancel (3e-9 of relative error at a + b = 4e6), plus
+                     -- ln sqrt(a b / (2 pi (a + b))) and the series' 1/z terms for a + b, -a and
+                     -- -b (odd in z)
+                     s.a * _ndcg_log1p((s.x * s.b - s.y * s.a) / s.a, _duckdb_ndcg_fdd554f6bb := true)
+                     + s.b * _ndcg_log1p((s.y * s.a - s.x * s.b) / s.b, _duckdb_ndcg_fdd554f6bb := true)
+                     + 0.5 * ln(s.a * s.b / (2.0 * pi() * (s.a + s.b)))
+                     + list_sum(list_transform(
+                         [1.0 / (s.a + s.b), -1.0 / s.a, -1.0 / s.b],
+                         lambda w: w * (1.0 / 12 - w * w * (1.0 / 360 - w * w * (1.0 / 1260
+                                                            - w * w / 1680)))))
+                 ELSE s.a * CASE WHEN s.x > 0.5 THEN _ndcg_log1p(-s.y, _duckdb_ndcg_fdd554f6bb := true) ELSE ln(s.x) END
+                      + s.b * CASE WHEN s.y > 0.5 THEN _ndcg_log1p(-s.x, _duckdb_ndcg_fdd554f6bb := true) ELSE ln(s.y) END
+                      - _ndcg_lbeta(s.a, s.b, _duckdb_ndcg_fdd554f6bb := true)
+                 END)
              / s.a
              / (1.0 + list_reduce(
                  -- the start value 0 leads the list, not a third argument: DuckDB 1.4/1.5's
@@ -87,14 +111,20 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_betainc IS 'duckdb_ndcg: _ndcg_betainc(a, b, x, y): the regularized incomplete beta function I_x(a, b) for a, b > 0,'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_big_gain_error(rel, gain): the error for a grade whose gain exceeds 1e300 (internal). DCG
 -- sums such gains and would overflow DOUBLE to infinity (NaN NDCG), so they are refused: linear
 -- grades up to 1e300, exponential grades below 997 (2^997 - 1 > 1e300).
-CREATE OR REPLACE MACRO _ndcg_big_gain_error(rel, gain) AS
+CREATE OR REPLACE MACRO _ndcg_big_gain_error(rel, gain, _duckdb_ndcg_fdd554f6bb := true) AS
 error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is too large for gain '''
       || gain::VARCHAR || ''': its gain exceeds 1e300 and DCG sums would overflow DOUBLE'
       || CASE WHEN gain::VARCHAR = 'exponential' THEN ' (exponential gain needs grades below 997)'
               ELSE '' END){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_big_gain_error IS 'duckdb_ndcg: _ndcg_big_gain_error(rel, gain): the error for a grade whose gain exceeds 1e300 (internal). DCG'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant): bpref before its division by
@@ -105,7 +135,7 @@ error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is too large for gain '''
 -- whatever the order of the group, so y = a + x with x uniform over 0..d (a: non-relevant rows
 -- in earlier groups); the group adds c times the mean over x: the exact expectation over tied
 -- orders, O(d) per group.
-CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant) AS
+CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant, _duckdb_ndcg_fdd554f6bb := true) AS
 -- both lists bound once: as macro arguments they may be whole expressions
 list_transform([{rel: rel_groups, non: non_groups}], lambda gs:
     coalesce(list_sum(list_transform(gs.rel, lambda g, j: CASE WHEN g.c > 0 THEN
@@ -116,18 +146,53 @@ list_transform([{rel: rel_groups, non: non_groups}], lambda gs:
     END)), 0.0::DOUBLE))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_bpref_sum IS 'duckdb_ndcg: _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant): bpref before its division by'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_checked_conf(conf): conf when 0 < conf < 1, else an error naming it (internal).
-CREATE OR REPLACE MACRO _ndcg_checked_conf(conf) AS
+CREATE OR REPLACE MACRO _ndcg_checked_conf(conf, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE WHEN conf > 0 AND conf < 1 THEN conf::DOUBLE
      ELSE error('duckdb_ndcg: conf must be between 0 and 1 (exclusive), got '
                 || coalesce(conf::VARCHAR, 'NULL'))
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_conf IS 'duckdb_ndcg: _ndcg_checked_conf(conf): conf when 0 < conf < 1, else an error naming it (internal).'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_checked_eps(eps): eps as a DOUBLE when it is a finite number >= 0, else an error naming
+-- it (internal; win_tie_loss). NULL counted no pair, a negative eps every pair a win and a loss,
+-- NaN every pair a tie of nothing.
+CREATE OR REPLACE MACRO _ndcg_checked_eps(eps, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN eps >= 0 AND isfinite(eps) THEN eps::DOUBLE
+     ELSE error('duckdb_ndcg: eps must be a finite number >= 0, got '
+                || coalesce(eps::VARCHAR, 'NULL'))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_eps IS 'duckdb_ndcg: _ndcg_checked_eps(eps): eps as a DOUBLE when it is a finite number >= 0, else an error naming'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_checked_finite(bad, macro, what): 0 when bad = 0, else an error naming the macro, the
+-- values (`what`) and how many rows held NaN or infinity (internal; every test's aggregate counts
+-- its rows with a non-finite value in `bad` and adds this to `dropped`). A NaN difference was a
+-- win in a sign count and NaN in a mean: refused, as scipy's nan_policy='raise' does; NULL is
+-- the way to leave a row out.
+CREATE OR REPLACE MACRO _ndcg_checked_finite(bad, macro, what, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN bad = 0 THEN 0::BIGINT
+     ELSE error('duckdb_ndcg: ' || macro || ': ' || what || ' must be finite numbers, got NaN or '
+                || 'infinity in ' || bad::VARCHAR || CASE WHEN bad = 1 THEN ' row' ELSE ' rows' END
+                || ' (NULL leaves a row out)')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_finite IS 'duckdb_ndcg: _ndcg_checked_finite(bad, macro, what): 0 when bad = 0, else an error naming the macro, the'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_checked_k(k): k itself when it is NULL or a positive whole number, else an error (internal).
 -- NaN, infinity and text that is not a number are errors too, naming k. A cutoff beyond any list
 -- (up to 1e300 or 2^63 - 1) is kept as 2^62: it cuts nothing, and k + 1 cannot overflow.
-CREATE OR REPLACE MACRO _ndcg_checked_k(k) AS
+CREATE OR REPLACE MACRO _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN k IS NULL THEN NULL::BIGINT
     -- TRY_CAST throughout: DuckDB 1.4 and 1.5 evaluate every operand of OR, so k::DOUBLE of 'ten'
@@ -140,13 +205,88 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_k IS 'duckdb_ndcg: _ndcg_checked_k(k): k itself when it is NULL or a positive whole number, else an error (internal).'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_checked_overlap(shared, total, key, query_col, k): 0 when the rankers both showed at least
+-- half of the queries either showed in a (slice, cutoff), else an error (internal;
+-- compare_summary). key is one query's key (query and slice columns), k the cutoff. Fewer shared
+-- queries than that is an A/B test (each query served by one arm) or nearly one: the paired
+-- tests compared nothing (query_set 'both': 0 queries) or mostly zero-filled pairs ('either',
+-- 'a', 'b'); the unpaired comparison is Welch's test of each arm's own queries.
+CREATE OR REPLACE MACRO _ndcg_checked_overlap(shared, total, key, query_col, k, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN 2 * shared >= total THEN 0::BIGINT
+     ELSE error('duckdb_ndcg: rankers A and B both showed ' || shared::VARCHAR || ' of the '
+                || total::VARCHAR || ' queries'
+                || list_transform([json_merge_patch(to_json(key), json_object(query_col, NULL))],
+                                  lambda s: CASE WHEN s = '{}' THEN '' ELSE ' of slice ' || s END)[1]
+                || ' at NDCG' || coalesce('@' || k::VARCHAR, '')
+                || ' (fewer than half): a paired comparison does not apply; for an A/B test '
+                || '(each query served by one arm) compare the arms unpaired (Welch): '
+                -- the flag's two dashes spelled with repeat(): the plain script (duckdb-ndcg
+                -- script) holds no '--', which tools read as a comment
+                || 'compare(..., unpaired=True), duckdb-ndcg compare ' || repeat('-', 2)
+                || 'unpaired, or ab_summary '
+                || 'over one table with an arm column')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_overlap IS 'duckdb_ndcg: _ndcg_checked_overlap(shared, total, key, query_col, k): 0 when the rankers both showed at least'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_checked_resamples(resamples): resamples as a BIGINT when it is a whole number >= 1, else an
 -- error naming it (internal).
-CREATE OR REPLACE MACRO _ndcg_checked_resamples(resamples) AS
+CREATE OR REPLACE MACRO _ndcg_checked_resamples(resamples, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE WHEN resamples >= 1 AND resamples = floor(resamples) THEN resamples::BIGINT
      ELSE error('duckdb_ndcg: resamples must be a whole number >= 1, got '
                 || coalesce(resamples::VARCHAR, 'NULL'))
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_resamples IS 'duckdb_ndcg: _ndcg_checked_resamples(resamples): resamples as a BIGINT when it is a whole number >= 1, else an'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_checked_score(ndcg, key, k, empty_ideal): a query's NDCG@k when it is a finite number or
+-- NULL, else an error naming the query (internal; compare_summary and ab_summary, before their
+-- tests). empty_ideal := 'nan' gives a query with no relevant item NaN, which a test cannot use;
+-- NULL (empty_ideal := NULL) leaves such a query out of every test.
+CREATE OR REPLACE MACRO _ndcg_checked_score(ndcg, key, k, empty_ideal, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN isfinite(ndcg) IS NOT false THEN ndcg
+     ELSE error('duckdb_ndcg: the NDCG' || coalesce('@' || k::VARCHAR, '') || ' of query '
+                || to_json(key) || ' is NaN or infinite (empty_ideal := '
+                || coalesce(empty_ideal::VARCHAR, 'NULL') || '): the tests need a number per '
+                || 'query; empty_ideal := NULL leaves the queries with no relevant item out')
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_score IS 'duckdb_ndcg: _ndcg_checked_score(ndcg, key, k, empty_ideal): a query''s NDCG@k when it is a finite number or'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_checked_seed(seed): seed (an integer or text, its type kept) unless NULL, which is an
+-- error naming it (internal; randomization_test, bootstrap_ci). A NULL seed hashed every draw to
+-- NULL: randomization p = 1 and a one-point bootstrap interval.
+CREATE OR REPLACE MACRO _ndcg_checked_seed(seed, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN seed IS NULL THEN error('duckdb_ndcg: seed must be an integer or text, got NULL')
+     ELSE seed
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_checked_seed IS 'duckdb_ndcg: _ndcg_checked_seed(seed): seed (an integer or text, its type kept) unless NULL, which is an'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_collated(v): whether the text v (a key column cast to VARCHAR, read from one row) has a
+-- collation that makes different ids equal: NOCASE ('A' = 'a'), NOACCENT ('é' = 'e') or NFC
+-- (composed = decomposed é) (internal). A CASE whose taken branch is a literal has the column's
+-- type, collation included, so the literal is compared under it; a column of another type cast
+-- to VARCHAR has none. DuckDB has no type-preserving way to drop a collation, so the report
+-- refuses such keys rather than join 'A' to 'a'.
+CREATE OR REPLACE MACRO _ndcg_collated(v, _duckdb_ndcg_fdd554f6bb := true) AS
+coalesce((CASE WHEN false THEN v ELSE 'A' END) = 'a'
+         OR (CASE WHEN false THEN v ELSE 'é' END) = 'e'
+         OR (CASE WHEN false THEN v ELSE 'e' || chr(769) END) = chr(233), false){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_collated IS 'duckdb_ndcg: _ndcg_collated(v): whether the text v (a key column cast to VARCHAR, read from one row) has a'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_log_discount(pos, log_base) -> DOUBLE (internal): the discount log_base(pos + 1) of
@@ -156,7 +296,7 @@ END{% endraw %}{%- endset -%}
 -- holding error() is never folded). _ndcg_discount is the same discount with the error.
 -- The common base 2 is tested first: inside lambda bodies no branch is folded away.
 -- Example: _ndcg_log_discount(3, 2) = 2.0
-CREATE OR REPLACE MACRO _ndcg_log_discount(pos, log_base) AS
+CREATE OR REPLACE MACRO _ndcg_log_discount(pos, log_base, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN TRY_CAST(log_base AS DOUBLE) = 2 THEN log2(pos + 1.0)
     WHEN log_base::VARCHAR = 'none' THEN 1.0::DOUBLE
@@ -165,32 +305,41 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_log_discount IS 'duckdb_ndcg: _ndcg_log_discount(pos, log_base) -> DOUBLE (internal): the discount log_base(pos + 1) of'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_discount(pos, log_base): the discount log_base(pos + 1) of 1-based position pos (internal),
 -- _ndcg_log_discount with its check: log_base 'none' means no discount (1), which turns DCG into
 -- CG (cg, list_cg pass it); NULL, NaN, infinity, text and numbers <= 1 are errors naming log_base.
 -- Example: _ndcg_discount(3, 2) = 2.0
-CREATE OR REPLACE MACRO _ndcg_discount(pos, log_base) AS
+CREATE OR REPLACE MACRO _ndcg_discount(pos, log_base, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN _ndcg_log_discount(1, log_base) IS NULL THEN
+    WHEN _ndcg_log_discount(1, log_base, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
         error('duckdb_ndcg: log_base must be a finite number greater than 1, got '
               || coalesce(log_base::VARCHAR, 'NULL'))
-    ELSE _ndcg_log_discount(pos, log_base)
+    ELSE _ndcg_log_discount(pos, log_base, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_discount IS 'duckdb_ndcg: _ndcg_discount(pos, log_base): the discount log_base(pos + 1) of 1-based position pos (internal),'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_discount_sum(first, last, log_base): the sum of 1 / discount(p) over positions p = first ..
 -- last (0 when last < first) (internal; the weight a tie group's mean gain gets in the table
 -- macros' DCG: ndcg_report's engine and run_report).
 -- Example: _ndcg_discount_sum(3, 5, 2) = 1/log2(4) + 1/log2(5) + 1/log2(6)
-CREATE OR REPLACE MACRO _ndcg_discount_sum(first, last, log_base) AS
+CREATE OR REPLACE MACRO _ndcg_discount_sum(first, last, log_base, _duckdb_ndcg_fdd554f6bb := true) AS
 coalesce(list_sum(list_transform(range(first, last + 1),
-                                 lambda p: 1.0 / _ndcg_discount(p, log_base))), 0.0)::DOUBLE{% endraw %}{%- endset -%}
+                                 lambda p: 1.0 / _ndcg_discount(p, log_base, _duckdb_ndcg_fdd554f6bb := true))), 0.0)::DOUBLE{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_discount_sum IS 'duckdb_ndcg: _ndcg_discount_sum(first, last, log_base): the sum of 1 / discount(p) over positions p = first ..'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
 -- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
 -- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
-CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping) AS
+CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN mapping IS NULL THEN
         CASE event_type::VARCHAR
@@ -203,6 +352,9 @@ CASE
 END::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_event_grade IS 'duckdb_ndcg: _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse, time_col, unknown,
 --                       positive_only) -> TABLE(query_id, item_id, rel DOUBLE)
 -- The body of event_relevance (internal; see there for the parameters). positive_only := true
@@ -211,13 +363,13 @@ END::DOUBLE{% endraw %}{%- endset -%}
 -- 'sum' (the report engine, _ndcg_report_rows, does); the checks of unknown event types and NULL
 -- keys still read every event.
 CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col, item_col, event_col, mapping,
-                                              collapse, time_col, unknown, positive_only) AS TABLE
+                                              collapse, time_col, unknown, positive_only, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_graded AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = item_col) AS item_id,
            COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
            COLUMNS(lambda c: c = coalesce(time_col, event_col)) AS event_time,
-           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS grade
+           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping, _duckdb_ndcg_fdd554f6bb := true) AS grade
     FROM query_table(events)
 ),
 _ndcg_collapsed AS (
@@ -230,8 +382,9 @@ _ndcg_collapsed AS (
            END AS rel
     FROM _ndcg_graded
     -- positive_only: the caller needs the items with a positive grade only, and every grade
-    -- is >= 0 with collapse 'max' or 'sum' (usually most events are impressions of grade 0)
-    WHERE NOT positive_only OR grade > 0
+    -- is >= 0 with collapse 'max' or 'sum' (usually most events are impressions of grade 0);
+    -- an event without an item (search-level: search_refine) is dropped, or an error below
+    WHERE (NOT positive_only OR grade > 0) AND item_id IS NOT NULL
     GROUP BY query_id, item_id
 ),
 _ndcg_time_type AS (
@@ -243,9 +396,14 @@ _ndcg_unknown_found AS (
     -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
     SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
                AS types,
-           count(*) FILTER (WHERE query_id IS NULL OR item_id IS NULL) AS null_keys
+           count(*) FILTER (WHERE query_id IS NULL) AS null_queries,
+           -- an event without an item is dropped when its type's grade is 0 or the type is
+           -- unknown (ignored, or the unknown-type error); graded otherwise, it is an error
+           list_sort(list(DISTINCT event_type) FILTER (WHERE item_id IS NULL AND grade <> 0))
+               AS itemless_graded
     FROM _ndcg_graded
 )
+SELECT * FROM (
 SELECT query_id, item_id,
        CASE
            WHEN collapse IS NULL OR collapse NOT IN ('max', 'sum', 'last') THEN
@@ -265,29 +423,45 @@ SELECT query_id, item_id,
                                                           lambda g: coalesce(isfinite(g::DOUBLE), false))), true) THEN
                error('duckdb_ndcg: mapping ' || mapping::VARCHAR
                      || ' gives an event type a NaN, infinite or NULL grade')
-           WHEN _ndcg_unknown_found.null_keys > 0 THEN
-               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col
-                     || ' or ' || item_col)
+           WHEN _ndcg_unknown_found.null_queries > 0 THEN
+               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col)
+           WHEN len(_ndcg_unknown_found.itemless_graded) > 0 THEN
+               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || item_col
+                     || ' on an event of a graded type ('
+                     || array_to_string(_ndcg_unknown_found.itemless_graded, ', ')
+                     || '): only events whose grade is 0 or whose type is ignored may lack '
+                     || 'their item')
            WHEN unknown = 'error' AND len(_ndcg_unknown_found.types) > 0 THEN
                error('duckdb_ndcg: events table ' || events || ' has event types the mapping lacks: '
                      || array_to_string(_ndcg_unknown_found.types, ', ')
                      || ' (give them a grade in mapping, or pass unknown := ''ignore'')')
            ELSE rel
        END AS rel
-FROM _ndcg_collapsed, _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true
-WHERE rel IS NOT NULL OR unknown = 'error' OR _ndcg_unknown_found.null_keys > 0{% endraw %}{%- endset -%}
+-- one row more (NULL keys and grade) so that the checks run even when no (query, item) is left
+FROM (SELECT query_id, item_id, rel FROM _ndcg_collapsed UNION ALL SELECT NULL, NULL, NULL),
+     _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true
+)
+-- rel is NULL where every event of the (query, item) was ignored, and on the extra row
+WHERE rel IS NOT NULL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE _ndcg_event_relevance IS 'duckdb_ndcg: _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse, time_col, unknown,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_is_map(gain): whether a gain argument is a MAP from grade to gain (a MAP value or its text
 -- form '{0=0, 1=1, 2=3}') rather than 'linear' or 'exponential' (internal).
-CREATE OR REPLACE MACRO _ndcg_is_map(gain) AS
+CREATE OR REPLACE MACRO _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) AS
 TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_is_map IS 'duckdb_ndcg: _ndcg_is_map(gain): whether a gain argument is a MAP from grade to gain (a MAP value or its text'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gain_error(gain, negative): NULL when the gain and negative arguments are valid, else an
 -- error naming the argument (internal): NULL, an unknown value, a gain map holding a NaN,
--- infinite or NULL grade or gain, or a gain above 1e300. Constant arguments fold to NULL.
-CREATE OR REPLACE MACRO _ndcg_gain_error(gain, negative) AS
+-- infinite or NULL grade or gain, or a gain above 1e300, or (negative := 'error') a negative gain.
+-- Constant arguments fold to NULL.
+CREATE OR REPLACE MACRO _ndcg_gain_error(gain, negative, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN negative IS NULL OR negative NOT IN ('error', 'zero') THEN
         error('duckdb_ndcg: negative must be ''error'' or ''zero'', got '
@@ -295,31 +469,49 @@ CASE
     WHEN gain IS NULL THEN
         error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
               || 'got NULL')
-    WHEN NOT _ndcg_is_map(gain) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
+    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
         error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
               || 'got ''' || gain::VARCHAR || '''')
-    WHEN _ndcg_is_map(gain)
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)
          AND NOT coalesce(list_bool_and(list_transform(
                  list_concat(map_keys(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
                              map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))),
                  lambda v: isfinite(v) AND abs(v) <= 1e300)), true) THEN
         error('duckdb_ndcg: gain map ' || gain::VARCHAR
               || ' has a NaN, infinite, NULL or too large (> 1e300) grade or gain')
+    -- a negative gain would let DCG exceed the ideal (NDCG above 1); 'zero' counts it as 0
+    WHEN negative = 'error' AND _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)
+         AND list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))) < 0 THEN
+        error('duckdb_ndcg: gain map ' || gain::VARCHAR || ' gives grade '
+              || list_filter(map_entries(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
+                             lambda e: e.value < 0)[1].key::VARCHAR
+              || ' the negative gain '
+              || list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))))::VARCHAR
+              || ' (pass negative := ''zero'' to count it as gain 0)')
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_gain_error IS 'duckdb_ndcg: _ndcg_gain_error(gain, negative): NULL when the gain and negative arguments are valid, else an'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gain_value(r, gain): the gain of one grade already known to be valid (internal; shared by
 -- _ndcg_gain, which checks first, the ranking of dcg, ndcg and cg, whose grades are checked per
 -- group, and the ideal gains). NULL and negative grades gain 0: NULL is an unjudged item, and a
--- negative grade only gets here with negative := 'zero'. NULL when a gain MAP lacks the grade or
--- gain is not a known kind.
-CREATE OR REPLACE MACRO _ndcg_gain_value(r, gain) AS
+-- negative grade only gets here with negative := 'zero' (as does a map's negative gain, which
+-- gains 0 too). NULL when a gain MAP lacks the grade or gain is not a known kind.
+CREATE OR REPLACE MACRO _ndcg_gain_value(r, gain, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN r IS NULL OR r < 0 THEN 0.0::DOUBLE
     WHEN gain::VARCHAR = 'linear' THEN r::DOUBLE
     WHEN gain::VARCHAR = 'exponential' THEN pow(2.0, r::DOUBLE) - 1.0
+    -- a negative gain of the map only gets here with negative := 'zero': it gains 0
+    -- (CASE, not if(): the DuckDB 1.5 CLI reading a persisted file has no if())
+    WHEN map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), r::DOUBLE) < 0 THEN 0.0::DOUBLE
     ELSE map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)), r::DOUBLE)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_gain_value IS 'duckdb_ndcg: _ndcg_gain_value(r, gain): the gain of one grade already known to be valid (internal, shared by'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_gain(rel, gain, negative): the gain of one grade (internal).
@@ -328,9 +520,9 @@ END{% endraw %}{%- endset -%}
 --             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
 --   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
 -- NaN and infinite grades are errors.
-CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative) AS
+CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
+    WHEN _ndcg_gain_error(gain, negative, _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL THEN NULL
     WHEN rel IS NULL THEN 0.0::DOUBLE
     WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
@@ -338,12 +530,15 @@ CASE
     WHEN rel < 0 THEN
         error('duckdb_ndcg: negative grade ' || rel::VARCHAR
               || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(rel, gain) > 1e300 THEN
-        _ndcg_big_gain_error(rel, gain)
-    ELSE coalesce(_ndcg_gain_value(rel, gain),
+    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) AND _ndcg_gain_value(rel, gain, _duckdb_ndcg_fdd554f6bb := true) > 1e300 THEN
+        _ndcg_big_gain_error(rel, gain, _duckdb_ndcg_fdd554f6bb := true)
+    ELSE coalesce(_ndcg_gain_value(rel, gain, _duckdb_ndcg_fdd554f6bb := true),
                   error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
                         || gain::VARCHAR))
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_gain IS 'duckdb_ndcg: _ndcg_gain(rel, gain, negative): the gain of one grade (internal).'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_grade_error(rel, gain, negative): aggregate; NULL when a group's grades and the gain and
@@ -352,9 +547,9 @@ END{% endraw %}{%- endset -%}
 -- raw grades: NaN or infinite grades, negative grades unless negative := 'zero', a bad gain or
 -- negative argument (_ndcg_gain_error), a gain above 1e300 (its sums would overflow), a grade
 -- missing from a gain map.
-CREATE OR REPLACE MACRO _ndcg_grade_error(rel, gain, negative) AS
+CREATE OR REPLACE MACRO _ndcg_grade_error(rel, gain, negative, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN _ndcg_gain_error(gain, negative) IS NOT NULL THEN NULL
+    WHEN _ndcg_gain_error(gain, negative, _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL THEN NULL
     WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) OR isinf(min(rel)::DOUBLE) THEN
         error('duckdb_ndcg: grade must be a finite number, got '
               || CASE WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) THEN max(rel)::DOUBLE
@@ -362,38 +557,47 @@ CASE
     WHEN negative = 'error' AND min(rel) < 0 THEN
         error('duckdb_ndcg: negative grade ' || min(rel)::VARCHAR
               || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain) AND _ndcg_gain_value(max(rel), gain) > 1e300 THEN
-        _ndcg_big_gain_error(max(rel), gain)
-    WHEN _ndcg_is_map(gain)
-         AND min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
+    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) AND _ndcg_gain_value(max(rel), gain, _duckdb_ndcg_fdd554f6bb := true) > 1e300 THEN
+        _ndcg_big_gain_error(max(rel), gain, _duckdb_ndcg_fdd554f6bb := true)
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)
+         AND min(rel) FILTER (WHERE _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) AND rel >= 0
                                     AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
                                                           rel::DOUBLE) IS NULL) IS NOT NULL THEN
         error('duckdb_ndcg: grade '
-              || min(rel) FILTER (WHERE _ndcg_is_map(gain) AND rel >= 0
+              || min(rel) FILTER (WHERE _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) AND rel >= 0
                                         AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
                                                               rel::DOUBLE) IS NULL)::VARCHAR
               || ' is not in the gain map ' || gain::VARCHAR)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_grade_error IS 'duckdb_ndcg: _ndcg_grade_error(rel, gain, negative): aggregate, NULL when a group''s grades and the gain and'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
 -- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
 -- skips computing the gain of every row; a gain MAP is looked up.
-CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain) AS
-CASE WHEN _ndcg_is_map(gain) THEN _ndcg_gain_value(rel, gain) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) THEN _ndcg_gain_value(rel, gain, _duckdb_ndcg_fdd554f6bb := true) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_has_gain IS 'duckdb_ndcg: _ndcg_has_gain(rel, gain): whether a grade''s gain is not 0, the rows DCG and the ideal ranking'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_is_number_type(type_name): whether a typeof() name is a numeric type (or the NULL type of
 -- an all-NULL column), the types grades and rank keys may have (internal).
-CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name) AS
+CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name, _duckdb_ndcg_fdd554f6bb := true) AS
 regexp_full_match(type_name,
                   '"?NULL"?|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?(_LITERAL)?|FLOAT|DOUBLE|DECIMAL.*'){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_is_number_type IS 'duckdb_ndcg: _ndcg_is_number_type(type_name): whether a typeof() name is a numeric type (or the NULL type of'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_key_kind(type_name): the kind of a key column's type, for checking that two tables' keys
 -- join without lossy casts (internal): every integer type is 'integer' (they compare exactly),
 -- every other type is itself (VARCHAR joins VARCHAR only). NULL (an empty table) matches anything.
-CREATE OR REPLACE MACRO _ndcg_key_kind(type_name) AS
+CREATE OR REPLACE MACRO _ndcg_key_kind(type_name, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN type_name IS NULL THEN NULL
     WHEN type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
@@ -402,25 +606,32 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_key_kind IS 'duckdb_ndcg: _ndcg_key_kind(type_name): the kind of a key column''s type, for checking that two tables'' keys'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
 -- query and slice columns (internal). A query or slice column of the same name would shadow them
 -- (GROUP BY k over a slice named k), so the report refuses it.
-CREATE OR REPLACE MACRO _ndcg_report_columns() AS
+CREATE OR REPLACE MACRO _ndcg_report_columns(_duckdb_ndcg_fdd554f6bb := true) AS
 ['k', 'ndcg', 'dcg', 'idcg', 'shown', 'shown_relevant', 'relevant', 'queries', 'mean_ndcg',
- 'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff']{% endraw %}{%- endset -%}
+ 'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
+ 'mean_judged_at_k', 'judged_a', 'judged_b']{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_report_columns IS 'duckdb_ndcg: _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_report_cuts(k): the cutoffs of a report as a BIGINT[] (internal). k is one cutoff or a
 -- list of them; NULL (alone or in the list) means no cutoff. Each is checked by _ndcg_checked_k;
 -- an empty list, and a cutoff listed twice (it would count every query twice in the means), are
 -- errors.
-CREATE OR REPLACE MACRO _ndcg_report_cuts(k) AS
+CREATE OR REPLACE MACRO _ndcg_report_cuts(k, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [CASE
          WHEN k IS NULL THEN [NULL::BIGINT]
          ELSE list_transform(('[' || trim(k::VARCHAR, '[]') || ']')::VARCHAR[],
                              lambda x: _ndcg_checked_k(CASE WHEN upper(trim(x)) = 'NULL' THEN NULL
-                                                            ELSE x::DOUBLE END))
+                                                            ELSE x::DOUBLE END, _duckdb_ndcg_fdd554f6bb := true))
      END],
     lambda cuts: CASE
         WHEN len(cuts) = 0 THEN
@@ -431,19 +642,26 @@ list_transform(
     END)[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_report_cuts IS 'duckdb_ndcg: _ndcg_report_cuts(k): the cutoffs of a report as a BIGINT[] (internal). k is one cutoff or a'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_report_has_family(metrics) -> BOOLEAN (internal): whether a report's metrics := [...]
--- names a metric of the family besides ndcg (false for NULL or ['ndcg'], the default). The one
+-- names a metric of the family besides ndcg and judged_at_k (false for NULL or ['ndcg'], the
+-- default; judged_at_k is the engine's own column, not scored over the judged run). The one
 -- condition under which the report builds its judged runs (_ndcg_report_rows) and reads the
 -- family's aggregates (_ndcg_report_metric_rows); a constant, so DuckDB folds it.
 -- Example: SELECT _ndcg_report_has_family(['ndcg', 'err']);  -- true
-CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics) AS
-coalesce(len(list_filter(metrics, lambda m: m IS DISTINCT FROM 'ndcg')) > 0, false){% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics, _duckdb_ndcg_fdd554f6bb := true) AS
+coalesce(len(list_filter(metrics, lambda m: coalesce(m NOT IN ('ndcg', 'judged_at_k'), true))) > 0, false){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_report_has_family IS 'duckdb_ndcg: _ndcg_report_has_family(metrics) -> BOOLEAN (internal): whether a report''s metrics := [...]'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_report_max_grade(max_grade, mapping): err's max_grade in ndcg_report, checked (internal):
 -- 'mapping' is the largest grade of the mapping (3, purchase, for the default mapping), else a
 -- positive finite number; anything else is an error naming the setting.
-CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping) AS
+CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN max_grade::VARCHAR = 'mapping' THEN coalesce(list_max(map_values(mapping)), 3.0)::DOUBLE
     WHEN TRY_CAST(max_grade AS DOUBLE) > 0 AND isfinite(TRY_CAST(max_grade AS DOUBLE)) THEN
@@ -455,20 +673,27 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_report_max_grade IS 'duckdb_ndcg: _ndcg_report_max_grade(max_grade, mapping): err''s max_grade in ndcg_report, checked (internal):'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_report_metrics(): the names ndcg_report's metrics := [...] accepts, in the order of its
 -- columns (internal): ndcg (always reported) and the family, each named like the aggregate that
 -- computes it, so a column, the aggregate and run_report's metric of the same name agree.
-CREATE OR REPLACE MACRO _ndcg_report_metrics() AS
+-- judged_at_k, last, is computed by the engine (_ndcg_report_rows), not over the judged run.
+CREATE OR REPLACE MACRO _ndcg_report_metrics(_duckdb_ndcg_fdd554f6bb := true) AS
 ['ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k', 'hit_rate', 'reciprocal_rank',
- 'average_precision', 'r_precision', 'err', 'rbp']{% endraw %}{%- endset -%}
+ 'average_precision', 'r_precision', 'err', 'rbp', 'judged_at_k']{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_report_metrics IS 'duckdb_ndcg: _ndcg_report_metrics(): the names ndcg_report''s metrics := [...] accepts, in the order of its'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
 --                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
 --                   time_col, unknown, metrics := ['ndcg'], threshold := 1,
---                   max_grade := 'mapping')
+--                   max_grade := 'mapping', judged := false)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
---            relevant, _judged STRUCT(i, rel, rnk)[])
+--            relevant, _judged STRUCT(i, rel, rnk)[], judged_at_k DOUBLE)
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
 -- parameters; metrics, threshold and max_grade are checked here, used by
 -- _ndcg_report_metric_rows). Built only of what DuckDB spills to disk, so a log larger than memory finishes:
@@ -493,6 +718,13 @@ CREATE OR REPLACE MACRO _ndcg_report_metrics() AS
 --      read count as not shown: they cannot change a metric at a cutoff <= max(k) except
 --      through the relevant count, which keeps them. r_precision reads R rows (R can exceed k),
 --      so it reads whole rankings.
+--   6. Only when judged is true or metrics names judged_at_k (a constant condition, as in 5):
+--      judged_at_k, the share of the first k rows (least(k, shown); all when k is NULL) whose
+--      (query, item) the events judge: an event of a type the mapping grades, 0 included (an
+--      impression). The rows read are anti-joined to the events (a second scan of them: grade 0
+--      events are not in step 1); each unjudged row is spread over its tie group's positions
+--      within k as DCG spreads gains (the expected share for a group straddling k). NULL
+--      otherwise.
 -- duplicates = 'error' checks the rows a cutoff reads (those with s <= max(k) + 1: the first
 -- max(k) + 1 rows and whole tie groups there; all rows when k is NULL or r_precision is named): a
 -- duplicate further down cannot change a metric at k.
@@ -500,23 +732,24 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_c
                                           position_col, score_col, ties, gain, log_base,
                                           empty_ideal, duplicates, event_col, mapping, collapse,
                                           time_col, unknown, metrics := ['ndcg'],
-                                          threshold := 1, max_grade := 'mapping') AS TABLE
+                                          threshold := 1, max_grade := 'mapping',
+                                          judged := false, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
     SELECT query_id AS _q, item_id AS _i, rel
     FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse,
                                time_col, unknown,
-                               coalesce(collapse IN ('max', 'sum') AND NOT _ndcg_is_map(gain)
+                               coalesce(collapse IN ('max', 'sum') AND NOT _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)
                                         AND coalesce(list_min(map_values(mapping)), 0) >= 0,
-                                        false))
+                                        false), _duckdb_ndcg_fdd554f6bb := true)
 ),
 _ndcg_gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
-    SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero') AS _g
+    SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero', _duckdb_ndcg_fdd554f6bb := true) AS _g
     FROM _ndcg_graded
-    WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
+    WHERE rel > 0 OR _ndcg_has_gain(rel, gain, _duckdb_ndcg_fdd554f6bb := true)
 ),
 _ndcg_cfg AS (
     -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
@@ -527,7 +760,7 @@ _ndcg_cfg AS (
     FROM (SELECT _cuts,
                  CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
                       THEN list_max(_cuts) + 1 END AS _depth
-          FROM (SELECT _ndcg_report_cuts(k) AS _cuts))
+          FROM (SELECT _ndcg_report_cuts(k, _duckdb_ndcg_fdd554f6bb := true) AS _cuts))
 ),
 _ndcg_cuts AS (
     SELECT unnest(_cuts) AS _k FROM _ndcg_cfg
@@ -542,7 +775,27 @@ _ndcg_key_types AS (
                AS _shown_types,
            [(SELECT typeof(COLUMNS(lambda c: c = query_col)) FROM query_table(events) LIMIT 1),
             (SELECT typeof(COLUMNS(lambda c: c = item_col)) FROM query_table(events) LIMIT 1)]
-               AS _event_types
+               AS _event_types,
+           -- keys whose collation makes different ids equal ('A' and 'a' with NOCASE): the
+           -- joins and groups would merge them, so they are refused (one row of each table)
+           list_filter([
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_fdd554f6bb := true)
+                          FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                FROM query_table(rankings) LIMIT 1))
+                    THEN query_col || ' of rankings table ' || rankings END,
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_fdd554f6bb := true)
+                          FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                FROM query_table(rankings) LIMIT 1))
+                    THEN item_col || ' of rankings table ' || rankings END,
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_fdd554f6bb := true)
+                          FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
+                                FROM query_table(events) LIMIT 1))
+                    THEN query_col || ' of events table ' || events END,
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_fdd554f6bb := true)
+                          FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
+                                FROM query_table(events) LIMIT 1))
+                    THEN item_col || ' of events table ' || events END],
+               lambda c: c IS NOT NULL) AS _collated
 ),
 _ndcg_shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
@@ -581,13 +834,13 @@ _ndcg_dcg AS (
     -- their mean gain is spread over their positions within the cut
     SELECT _key AS _dcg_key, _k AS _dcg_k, fsum(_term) AS dcg
     FROM (
-        SELECT _key, _k, _g / _ndcg_discount(_s, log_base) AS _term
+        SELECT _key, _k, _g / _ndcg_discount(_s, log_base, _duckdb_ndcg_fdd554f6bb := true) AS _term
         FROM _ndcg_read, _ndcg_cuts
         WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
         UNION ALL
         SELECT _key, _k,
                _gain / _n * _ndcg_discount_sum(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)),
-                                               log_base)
+                                               log_base, _duckdb_ndcg_fdd554f6bb := true)
         FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM _ndcg_read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
              _ndcg_cuts
         WHERE _s <= coalesce(_k, _s)
@@ -603,7 +856,7 @@ _ndcg_repeated AS (
 ),
 _ndcg_ideal AS (
     -- the graded gains of each query, best first, cut at every k
-    SELECT _q AS _ideal_q, _k AS _ideal_k, fsum(_g / _ndcg_discount(_p, log_base)) AS idcg
+    SELECT _q AS _ideal_q, _k AS _ideal_k, fsum(_g / _ndcg_discount(_p, log_base, _duckdb_ndcg_fdd554f6bb := true)) AS idcg
     FROM (SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
           FROM _ndcg_gained),
          _ndcg_cuts
@@ -613,18 +866,53 @@ _ndcg_ideal AS (
 _ndcg_relevant AS (
     SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
 ),
+_ndcg_more AS (
+    -- duplicates = 'allow': the graded items a ranking shows more than once (at any depth) and
+    -- how many more times; empty otherwise (a constant condition)
+    SELECT _key, _q, _i, any_value(rel) AS rel, any_value(_g) AS _g, count(*) - 1 AS _more
+    FROM _ndcg_shown JOIN _ndcg_gained USING (_q, _i)
+    WHERE duplicates = 'allow'
+    GROUP BY _key, _q, _i
+    HAVING count(*) > 1
+),
+_ndcg_more_ideal AS (
+    -- the ideal of a ranking that repeats a graded item holds the item as often as it was shown:
+    -- the query's graded items once each, plus the repeats
+    SELECT _key AS _more_key, _k AS _more_k, fsum(_g / _ndcg_discount(_p, log_base, _duckdb_ndcg_fdd554f6bb := true)) AS _more_idcg
+    FROM (SELECT _key, _g, row_number() OVER (PARTITION BY _key ORDER BY _g DESC) AS _p
+          FROM (SELECT _key, _g FROM (SELECT DISTINCT _key, _q FROM _ndcg_more)
+                                     JOIN _ndcg_gained USING (_q)
+                UNION ALL
+                SELECT _key, _g FROM (SELECT _key, _g, unnest(range(_more)) FROM _ndcg_more))),
+         _ndcg_cuts
+    WHERE _p <= coalesce(_k, _p)
+    GROUP BY _key, _k
+),
+_ndcg_more_relevant AS (
+    SELECT _key AS _more_rel_key, sum(_more)::BIGINT AS _more_relevant
+    FROM _ndcg_more WHERE rel > 0 GROUP BY _key
+),
 _ndcg_judged AS (
     -- the judged run of each ranking: the rows read with their grade (0 without events) and the
     -- tie group start as rank key, then the graded items not among them, rnk NULL
     SELECT _key, _i, coalesce(rel, 0.0) AS rel, _s::DOUBLE AS _rnk
     FROM _ndcg_read LEFT JOIN _ndcg_gained USING (_q, _i)
-    WHERE _ndcg_report_has_family(metrics)
+    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_fdd554f6bb := true)
     UNION ALL
     SELECT _ndcg_rankings_read._key, _ndcg_gained._i, _ndcg_gained.rel, NULL::DOUBLE
     FROM _ndcg_rankings_read JOIN _ndcg_gained USING (_q)
-    WHERE _ndcg_report_has_family(metrics)
+    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_fdd554f6bb := true)
       AND NOT EXISTS (SELECT 1 FROM _ndcg_read AS r
                       WHERE r._key = _ndcg_rankings_read._key AND r._i = _ndcg_gained._i)
+    UNION ALL
+    -- duplicates = 'allow': a repeated item's impressions beyond those above (the rows read, or
+    -- the one unshown row), rnk NULL, so that the run holds it as often as it was shown
+    SELECT _key, _i, rel, NULL::DOUBLE
+    FROM (SELECT _key, _i, rel,
+                 unnest(range(_more + 1 - greatest(1, (SELECT count(*) FROM _ndcg_read AS r
+                                                       WHERE r._key = m._key AND r._i = m._i))))
+          FROM _ndcg_more AS m)
+    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_fdd554f6bb := true)
 ),
 _ndcg_judged_lists AS (
     -- each ranking's judged run as one list, for _ndcg_report_metric_rows to score (a list
@@ -633,17 +921,41 @@ _ndcg_judged_lists AS (
     FROM _ndcg_judged
     GROUP BY _key
 ),
+_ndcg_logged AS (
+    -- step 6: the (query, item) pairs an event of a graded type names (the join below reads only
+    -- those of the rows read)
+    SELECT _q, _i
+    FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i,
+                 _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping, _duckdb_ndcg_fdd554f6bb := true) AS _grade
+          FROM query_table(events)) AS _e
+    WHERE _grade IS NOT NULL
+      AND (judged OR coalesce(list_contains(metrics, 'judged_at_k'), false))
+),
+_ndcg_unjudged AS (
+    -- the unjudged rows read, each spread over its tie group's positions within every cut (the
+    -- group's expected share when it straddles k): summed per ranking and cut
+    SELECT _key AS _uj_key, _k AS _uj_k,
+           sum((least(_s + _n - 1, coalesce(_k, _s + _n - 1)) - _s + 1)::DOUBLE / _n)
+               AS _unjudged_rows
+    FROM (SELECT _key, _s, _n FROM _ndcg_read ANTI JOIN _ndcg_logged USING (_q, _i)
+          WHERE judged OR coalesce(list_contains(metrics, 'judged_at_k'), false)),
+         _ndcg_cuts
+    WHERE _s <= coalesce(_k, _s)
+    GROUP BY _key, _k
+),
 _ndcg_grade_check AS (
-    -- one fixed-size aggregate over the grades: NaN, infinite, negative or unmapped grades
-    SELECT _ndcg_grade_error(rel, gain, 'error') AS _grade_error FROM _ndcg_graded
+    -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
+    -- grades and gains are refused below, in the report's words (it has no negative option)
+    SELECT _ndcg_grade_error(rel, gain, 'zero', _duckdb_ndcg_fdd554f6bb := true) AS _grade_error, min(rel) AS _min_grade
+    FROM _ndcg_graded
 )
 SELECT _key, _k,
        CASE
            WHEN metrics IS NULL OR len(metrics) = 0
                 OR len(list_filter(metrics, lambda m: NOT coalesce(
-                       list_contains(_ndcg_report_metrics(), m), false))) > 0 THEN
+                       list_contains(_ndcg_report_metrics(_duckdb_ndcg_fdd554f6bb := true), m), false))) > 0 THEN
                error('duckdb_ndcg: metrics must name some of '
-                     || array_to_string(_ndcg_report_metrics(), ', ') || ', got '
+                     || array_to_string(_ndcg_report_metrics(_duckdb_ndcg_fdd554f6bb := true), ', ') || ', got '
                      || coalesce(metrics::VARCHAR, 'NULL'))
            WHEN len(list_distinct(metrics)) < len(metrics) THEN
                error('duckdb_ndcg: metrics lists a metric more than once: ' || metrics::VARCHAR)
@@ -652,26 +964,43 @@ SELECT _key, _k,
                error('duckdb_ndcg: threshold must be a positive number, got '
                      || coalesce(threshold::VARCHAR, 'NULL'))
            -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
-           WHEN _ndcg_report_max_grade(max_grade, mapping) IS NULL THEN NULL
+           WHEN _ndcg_report_max_grade(max_grade, mapping, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN NULL
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
            WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
                error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
                      || coalesce('''' || ties || '''', 'NULL'))
-           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'error') IS NOT NULL
+           WHEN _ndcg_discount(1, log_base, _duckdb_ndcg_fdd554f6bb := true) IS NULL OR _ndcg_gain_error(gain, 'zero', _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL
                 OR _grade_error IS NOT NULL THEN NULL
-           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
+           WHEN _min_grade < 0 THEN
+               error('duckdb_ndcg: mapping gives an event type the negative grade '
+                     || _min_grade::VARCHAR || ': the report scores grades of 0 and above')
+           WHEN _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)
+                AND list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))) < 0 THEN
+               error('duckdb_ndcg: gain map ' || gain::VARCHAR || ' gives grade '
+                     || list_filter(map_entries(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
+                                    lambda e: e.value < 0)[1].key::VARCHAR
+                     || ' the negative gain '
+                     || list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))))::VARCHAR
+                     || ': the report scores gains of 0 and above')
+           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL'), _duckdb_ndcg_fdd554f6bb := true) THEN
                error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
                      || rankings || ' must be a number, got ' || _shown_types[3]
                      || ' (cast it in a view)')
-           WHEN _ndcg_key_kind(_shown_types[1]) <> _ndcg_key_kind(_event_types[1])
-                OR _ndcg_key_kind(_shown_types[2]) <> _ndcg_key_kind(_event_types[2]) THEN
+           WHEN _ndcg_key_kind(_shown_types[1], _duckdb_ndcg_fdd554f6bb := true) <> _ndcg_key_kind(_event_types[1], _duckdb_ndcg_fdd554f6bb := true)
+                OR _ndcg_key_kind(_shown_types[2], _duckdb_ndcg_fdd554f6bb := true) <> _ndcg_key_kind(_event_types[2], _duckdb_ndcg_fdd554f6bb := true) THEN
                error('duckdb_ndcg: key columns differ in type: rankings ' || rankings || ' has '
                      || query_col || ' ' || _shown_types[1] || ', ' || item_col || ' '
                      || _shown_types[2] || ' but events ' || events || ' has ' || query_col || ' '
                      || _event_types[1] || ', ' || item_col || ' ' || _event_types[2]
                      || ' (cast one side in a view so that ids compare as the same kind)')
+           WHEN len(_collated) > 0 THEN
+               error('duckdb_ndcg: ' || _collated[1] || ' has a collation under which different '
+                     || 'ids compare equal (''A'' = ''a''): keys are compared exactly, so drop it '
+                     || 'in a view (' || (CASE WHEN _collated[1] LIKE query_col || ' %'
+                                               THEN query_col ELSE item_col END)
+                     || ' COLLATE "binary")')
            -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
            WHEN len(slice_by) > 0
                 AND list_any_value(list_filter(
@@ -680,15 +1009,16 @@ SELECT _key, _k,
                error('duckdb_ndcg: rankings table ' || rankings || ' has no column '
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
-                     || ' (named in slice_by)')
+                     || ' (named in slice_by; a column of the events: join it to the rankings '
+                     || 'per query in a view, as the README shows)')
            WHEN list_has_any(list_append(slice_by, query_col),
-                             list_concat(_ndcg_report_columns(), metrics)) THEN
+                             list_concat(_ndcg_report_columns(_duckdb_ndcg_fdd554f6bb := true), metrics)) THEN
                error('duckdb_ndcg: column '
                      || list_intersect(list_append(slice_by, query_col),
-                                       list_concat(_ndcg_report_columns(), metrics))[1]
+                                       list_concat(_ndcg_report_columns(_duckdb_ndcg_fdd554f6bb := true), metrics))[1]
                      || ' of rankings table ' || rankings || ' has the name of a result column ('
-                     || array_to_string(list_concat(_ndcg_report_columns(), list_filter(
-                            metrics, lambda m: NOT list_contains(_ndcg_report_columns(), m))),
+                     || array_to_string(list_concat(_ndcg_report_columns(_duckdb_ndcg_fdd554f6bb := true), list_filter(
+                            metrics, lambda m: NOT list_contains(_ndcg_report_columns(_duckdb_ndcg_fdd554f6bb := true), m))),
                                         ', ')
                      || '): rename it in a view')
            WHEN _null_keys THEN
@@ -700,40 +1030,57 @@ SELECT _key, _k,
            WHEN _item IS NOT NULL THEN
                error('duckdb_ndcg: rankings table ' || rankings || ' shows ' || item_col || ' '
                      || _item || ' more than once in ranking ' || _key::VARCHAR
-                     || ' (pass duplicates := ''allow'' to score every impression)')
-           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(idcg, 0.0), 0), empty_ideal)
+                     || ' (pass duplicates := ''allow'' to score every impression: each '
+                     || 'showing gains its item''s grade and the ideal holds the item as often '
+                     || 'as it was shown)')
+           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(_more_idcg, idcg, 0.0), 0),
+                         empty_ideal)
        END::DOUBLE AS ndcg,
        coalesce(dcg, 0.0)::DOUBLE AS dcg,
-       coalesce(idcg, 0.0)::DOUBLE AS idcg,
+       coalesce(_more_idcg, idcg, 0.0)::DOUBLE AS idcg,
        shown,
        shown_relevant,
-       coalesce(relevant, 0) AS relevant,
-       _judged
+       coalesce(relevant, 0) + coalesce(_more_relevant, 0) AS relevant,
+       _judged,
+       CASE WHEN judged OR coalesce(list_contains(metrics, 'judged_at_k'), false) THEN
+           (least(coalesce(_k, shown), shown) - coalesce(_unjudged_rows, 0.0))
+               / least(coalesce(_k, shown), shown)
+       END::DOUBLE AS judged_at_k
 FROM _ndcg_rankings_read
 CROSS JOIN _ndcg_cuts
 LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
 LEFT JOIN _ndcg_relevant ON _rel_q = _q
+LEFT JOIN _ndcg_more_ideal ON _more_key = _key AND _more_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_more_relevant ON _more_rel_key = _key
 LEFT JOIN _ndcg_repeated USING (_key)
 LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
+LEFT JOIN _ndcg_unjudged ON _uj_key = _key AND _uj_k IS NOT DISTINCT FROM _k
 CROSS JOIN _ndcg_key_types
 CROSS JOIN _ndcg_grade_check{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE _ndcg_report_rows IS 'duckdb_ndcg: _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing, query_col,
 --                     item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
---                     duplicates, event_col, mapping, collapse, time_col, unknown)
+--                     duplicates, event_col, mapping, collapse, time_col, unknown,
+--                     judged := false)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg_a, ndcg_b DOUBLE, filled VARCHAR,
---            _in BOOLEAN)
+--            _in BOOLEAN, judged_a, judged_b DOUBLE)
 -- The per-query NDCG of two rankers side by side (internal; compare_rankers, compare_summary):
 -- every (slice, query, cutoff) either ranker showed, a ranker that did not show it scoring 0
 -- (`filled` names it), and _in, whether query_set keeps the row. missing = 'error' raises on a
--- kept row that needed filling. See compare_rankers for the parameters.
+-- kept row that needed filling. judged := true adds each ranker's judged@k of the query
+-- (_ndcg_report_rows' judged_at_k; NULL for a ranker that did not show it, and when judged is
+-- false). See compare_rankers for the parameters.
 CREATE OR REPLACE MACRO _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by,
                                             query_set, missing, query_col, item_col,
                                             position_col, score_col, ties, gain, log_base,
                                             empty_ideal, duplicates, event_col, mapping,
-                                            collapse, time_col, unknown) AS TABLE
+                                            collapse, time_col, unknown,
+                                            judged := false, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
        CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
@@ -754,20 +1101,24 @@ SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
            WHEN b._key IS NULL THEN 'b'
        END AS filled,
        (a._key IS NOT NULL OR query_set IN ('either', 'b'))
-           AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in
+           AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in,
+       a.judged_at_k AS judged_a, b.judged_at_k AS judged_b
 FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
                        score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                       mapping, collapse, time_col, unknown) AS a
+                       mapping, collapse, time_col, unknown, judged := judged, _duckdb_ndcg_fdd554f6bb := true) AS a
 FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
                             score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                            mapping, collapse, time_col, unknown) AS b
+                            mapping, collapse, time_col, unknown, judged := judged, _duckdb_ndcg_fdd554f6bb := true) AS b
     ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE _ndcg_compare_pairs IS 'duckdb_ndcg: _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing, query_col,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_correction_method(correction): the p_adjust method of a summary's correction ('none' ->
 -- 'holm', whose p-values the summary then ignores), else an error naming correction (internal;
 -- compare_summary, ab_summary). Checked here, not by p_adjust, whose error would name `method`.
-CREATE OR REPLACE MACRO _ndcg_correction_method(correction) AS
+CREATE OR REPLACE MACRO _ndcg_correction_method(correction, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN correction IS NULL OR correction NOT IN ('holm', 'bonferroni', 'bh', 'none') THEN
         error('duckdb_ndcg: correction must be ''holm'', ''bonferroni'', ''bh'' or ''none'', got '
@@ -777,10 +1128,13 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_correction_method IS 'duckdb_ndcg: _ndcg_correction_method(correction): the p_adjust method of a summary''s correction (''none'' ->'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_rank_error(rnk, ties, tie_key): aggregate; NULL when a group's rank keys and the ties
 -- arguments are valid, else an error naming the problem (internal): an unknown ties value,
 -- ties = 'key' without a tie_key on every returned row, NaN or infinite rank keys.
-CREATE OR REPLACE MACRO _ndcg_rank_error(rnk, ties, tie_key) AS
+CREATE OR REPLACE MACRO _ndcg_rank_error(rnk, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
         error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
@@ -792,22 +1146,31 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_rank_error IS 'duckdb_ndcg: _ndcg_rank_error(rnk, ties, tie_key): aggregate, NULL when a group''s rank keys and the ties'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_read_depth(k): how many leading rows of a group the aggregates keep for cutoff k (internal).
 -- Up to 100, k itself, read with DuckDB's top-N aggregates (min(x, n), max_by(x, key, n)), which
 -- skip sorting; beyond, NULL: the whole group as a sorted list, cut at k afterwards. Top-N
 -- aggregates allocate n slots per group up front and need n < 1,000,000: on 100-row groups,
 -- min(x, 1001) takes 2.7x the memory of list() for the same time, and min(x, 10001) 20x and 25x
 -- the time, so a large k would cost memory and work beyond the data.
-CREATE OR REPLACE MACRO _ndcg_read_depth(k) AS
-CASE WHEN _ndcg_checked_k(k) <= 100 THEN _ndcg_checked_k(k) END{% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true) <= 100 THEN _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true) END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_read_depth IS 'duckdb_ndcg: _ndcg_read_depth(k): how many leading rows of a group the aggregates keep for cutoff k (internal).'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a
 -- positive whole number, else 1 (internal). It never raises, so a literal k folds to a constant
 -- and DuckDB drops the aggregates of the branches that k rules out; _ndcg_checked_k raises the
 -- error for a bad k after aggregating.
-CREATE OR REPLACE MACRO _ndcg_top_n(k) AS
+CREATE OR REPLACE MACRO _ndcg_top_n(k, _duckdb_ndcg_fdd554f6bb := true) AS
 greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_top_n IS 'duckdb_ndcg: _ndcg_top_n(k): a safe size for the top-N aggregates that read the first k rows: k when it is a'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_ranked_keys(rnk, k, ties) -> DOUBLE[]  [aggregate] (internal): with ties 'average', the
@@ -815,15 +1178,18 @@ greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
 -- its rows beyond (one sorted list); NULL with ties 'key'. NULL keys (judged, not returned) are
 -- left out. The keys of _ndcg_ranking.
 -- Example: SELECT _ndcg_ranked_keys(rnk, 10, 'average') FROM run GROUP BY query_id;
-CREATE OR REPLACE MACRO _ndcg_ranked_keys(rnk, k, ties) AS
+CREATE OR REPLACE MACRO _ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN ties = 'average' AND _ndcg_read_depth(k) IS NULL THEN
+    WHEN ties = 'average' AND _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
         list(rnk ORDER BY rnk)
-            FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k) IS NULL AND ties = 'average')
+            FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) IS NULL AND ties = 'average')
     WHEN ties = 'average' THEN
-        min(rnk, _ndcg_top_n(_ndcg_read_depth(k)) + 1)
-            FILTER (WHERE _ndcg_read_depth(k) IS NOT NULL AND ties = 'average')
+        min(rnk, _ndcg_top_n(_ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true), _duckdb_ndcg_fdd554f6bb := true) + 1)
+            FILTER (WHERE _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL AND ties = 'average')
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_ranked_keys IS 'duckdb_ndcg: _ndcg_ranked_keys(rnk, k, ties) -> DOUBLE[]  [aggregate] (internal): with ties ''average'', the'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_valued_rows(value, rnk, ties) -> [{r, g}]  [aggregate] (internal): with ties = 'average',
@@ -832,10 +1198,13 @@ END{% endraw %}{%- endset -%}
 -- from (_ndcg_ranking), and NDCG's ideal (their values sorted): both call this macro with the
 -- same arguments, so DuckDB computes the aggregate once.
 -- Example: SELECT _ndcg_valued_rows(rel::DOUBLE, rnk::DOUBLE, 'average') FROM run;
-CREATE OR REPLACE MACRO _ndcg_valued_rows(value, rnk, ties) AS
+CREATE OR REPLACE MACRO _ndcg_valued_rows(value, rnk, ties, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE WHEN ties = 'average' THEN
     list({r: rnk, g: value}) FILTER (WHERE ties = 'average' AND value <> 0)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_valued_rows IS 'duckdb_ndcg: _ndcg_valued_rows(value, rnk, ties) -> [{r, g}]  [aggregate] (internal): with ties = ''average'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_ranking(value, rnk, k, ties, tie_key) -> {m, in_order, keys, straddle, rows}
@@ -864,32 +1233,35 @@ END{% endraw %}{%- endset -%}
 -- error() costs every query a copy) and value.
 -- Example: SELECT _ndcg_tie_groups(_ndcg_ranking(rel::DOUBLE, rnk::DOUBLE, 10, 'average', NULL))
 --          FROM run;
-CREATE OR REPLACE MACRO _ndcg_ranking(value, rnk, k, ties, tie_key) AS
-{m: least(_ndcg_checked_k(k), count(rnk)),
+CREATE OR REPLACE MACRO _ndcg_ranking(value, rnk, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) AS
+{m: least(_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), count(rnk)),
  in_order: CASE
-     WHEN ties = 'key' AND _ndcg_read_depth(k) IS NULL THEN
+     WHEN ties = 'key' AND _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
          list(coalesce(value, 0.0) ORDER BY rnk ASC,
               CASE WHEN ties = 'key' THEN tie_key END DESC)
-             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k) IS NULL
+             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) IS NULL
                            AND ties = 'key')
      WHEN ties = 'key' THEN
          max_by(coalesce(value, 0.0),
                 {a: -rnk, b: CASE WHEN ties = 'key' THEN tie_key END},
-                _ndcg_top_n(_ndcg_read_depth(k)) + 1)
-             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k) IS NOT NULL
+                _ndcg_top_n(_ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true), _duckdb_ndcg_fdd554f6bb := true) + 1)
+             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL
                            AND ties = 'key')
  END,
- keys: _ndcg_ranked_keys(rnk, k, ties),
+ keys: _ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_fdd554f6bb := true),
  -- a group straddles m = k when the (k + 1)th key equals the kth (with fewer than k + 1 keys m is
  -- their number and nothing straddles); its size: the keys equal to the kth among every key
- straddle: CASE WHEN ties = 'average' THEN list_transform([_ndcg_ranked_keys(rnk, k, ties)],
-     lambda ks: CASE WHEN len(ks) > _ndcg_checked_k(k)
-                          AND ks[_ndcg_checked_k(k) + 1] = ks[_ndcg_checked_k(k)] THEN
-         len(list_filter(coalesce(list(rnk) FILTER (WHERE _ndcg_read_depth(k) IS NOT NULL
+ straddle: CASE WHEN ties = 'average' THEN list_transform([_ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_fdd554f6bb := true)],
+     lambda ks: CASE WHEN len(ks) > _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true)
+                          AND ks[_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true) + 1] = ks[_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true)] THEN
+         len(list_filter(coalesce(list(rnk) FILTER (WHERE _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL
                                                           AND ties = 'average'), ks),
-                         lambda x: x = ks[_ndcg_checked_k(k)]))
+                         lambda x: x = ks[_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true)]))
      END)[1] END,
- rows: _ndcg_valued_rows(value, rnk, ties)}{% endraw %}{%- endset -%}
+ rows: _ndcg_valued_rows(value, rnk, ties, _duckdb_ndcg_fdd554f6bb := true)}{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_ranking IS 'duckdb_ndcg: _ndcg_ranking(value, rnk, k, ties, tie_key) -> {m, in_order, keys, straddle, rows}'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_group_weight(weights, s, n, m) -> DOUBLE (internal): the weight a tie group of n rows at
@@ -900,8 +1272,11 @@ CREATE OR REPLACE MACRO _ndcg_ranking(value, rnk, k, ties, tie_key) AS
 -- its whole list, so long rankings read their groups' weights one position at a time instead
 -- (_ndcg_weighted_sum).
 -- Example: _ndcg_group_weight(_ndcg_weights(10, 'log', 2), 2, 2, 10) = (1 / log2(3) + 0.5) / 2
-CREATE OR REPLACE MACRO _ndcg_group_weight(weights, s, n, m) AS
+CREATE OR REPLACE MACRO _ndcg_group_weight(weights, s, n, m, _duckdb_ndcg_fdd554f6bb := true) AS
 coalesce(list_sum(list_slice(weights, s, least(s + n - 1, m))), 0.0) / n{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_group_weight IS 'duckdb_ndcg: _ndcg_group_weight(weights, s, n, m) -> DOUBLE (internal): the weight a tie group of n rows at'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_tie_groups(ranking): the tie groups of a ranking (_ndcg_ranking, ties 'average') that
@@ -916,7 +1291,7 @@ coalesce(list_sum(list_slice(weights, s, least(s + n - 1, m))), 0.0) / n{% endra
 -- order (_ndcg_expected_hit, _ndcg_expected_rr, _ndcg_expected_ap_sum, _ndcg_expected_err); long
 -- rankings' weighted sums add them up (_ndcg_weighted_sum).
 -- Example: SELECT _ndcg_tie_groups(_ndcg_ranking(rel, rnk, 10, 'average', NULL)) FROM run;
-CREATE OR REPLACE MACRO _ndcg_tie_groups(ranking) AS
+CREATE OR REPLACE MACRO _ndcg_tie_groups(ranking, _duckdb_ndcg_fdd554f6bb := true) AS
 -- the ranking bound once: a macro argument is an expression
 list_transform([ranking], lambda v: list_transform(
     -- the positions where the groups begin (a key differs from the one before it)
@@ -939,6 +1314,9 @@ list_transform([ranking], lambda v: list_transform(
             c: coalesce(marks[j + 1], len(merged) + 1) - marks[j] - 1}))[1])[1])[1])[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_tie_groups IS 'duckdb_ndcg: _ndcg_tie_groups(ranking): the tie groups of a ranking (_ndcg_ranking, ties ''average'') that'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_weight(q, weight, param) -> DOUBLE (internal): the weight of position q (1-based), the one
 -- place the weights are defined:
 --   'log'        1 / log_param(q + 1), the DCG discount (_ndcg_log_discount; param 'none': 1)
@@ -948,13 +1326,16 @@ list_transform([ranking], lambda v: list_transform(
 -- not a number > 1): its callers check the base once (_ndcg_weights, _ndcg_weighted_list), and a
 -- list of weights made from it with constant arguments is computed when DuckDB plans the query.
 -- Example: _ndcg_weight(2, 'log', 2) = 1 / log2(3)
-CREATE OR REPLACE MACRO _ndcg_weight(q, weight, param) AS
+CREATE OR REPLACE MACRO _ndcg_weight(q, weight, param, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN weight = 'log' THEN 1.0 / _ndcg_log_discount(q, param)
+    WHEN weight = 'log' THEN 1.0 / _ndcg_log_discount(q, param, _duckdb_ndcg_fdd554f6bb := true)
     WHEN weight = 'none' THEN 1.0::DOUBLE
     WHEN weight = 'geometric' THEN
         (1.0 - TRY_CAST(param AS DOUBLE)) * pow(TRY_CAST(param AS DOUBLE), q - 1)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_weight IS 'duckdb_ndcg: _ndcg_weight(q, weight, param) -> DOUBLE (internal): the weight of position q (1-based), the one'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_weights(n, weight, param) -> DOUBLE[] (internal): the weights of positions 1 .. n
@@ -963,12 +1344,15 @@ END{% endraw %}{%- endset -%}
 -- once, when it plans the query; so callers build it outside every lambda body (inside one
 -- nothing is folded) and index it per row: a position's weight is then one array lookup.
 -- Example: _ndcg_weights(3, 'log', 2) = [1.0, 1 / log2(3), 0.5]
-CREATE OR REPLACE MACRO _ndcg_weights(n, weight, param) AS
+CREATE OR REPLACE MACRO _ndcg_weights(n, weight, param, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     -- never true: _ndcg_discount raises the error for a bad base, folded away for a good one
-    WHEN weight = 'log' AND _ndcg_discount(1, param) IS NULL THEN NULL
-    ELSE list_transform(range(1, n + 1), lambda q: _ndcg_weight(q, weight, param))
+    WHEN weight = 'log' AND _ndcg_discount(1, param, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN NULL
+    ELSE list_transform(range(1, n + 1), lambda q: _ndcg_weight(q, weight, param, _duckdb_ndcg_fdd554f6bb := true))
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_weights IS 'duckdb_ndcg: _ndcg_weights(n, weight, param) -> DOUBLE[] (internal): the weights of positions 1 .. n'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_weighted_sum(ranking, k, ties, weight, param) -> DOUBLE (internal): the sum of value x
@@ -990,16 +1374,16 @@ END{% endraw %}{%- endset -%}
 -- lambda costs every row, taken or not: the per-row CASE below holds none.
 -- Example:
 --   _ndcg_weighted_sum(_ndcg_ranking(rel, rnk, 10, 'average', NULL), 10, 'average', 'log', 2)
-CREATE OR REPLACE MACRO _ndcg_weighted_sum(ranking, k, ties, weight, param) AS
+CREATE OR REPLACE MACRO _ndcg_weighted_sum(ranking, k, ties, weight, param, _duckdb_ndcg_fdd554f6bb := true) AS
 -- the ranking and its weights w bound once ([...] with lambda r), as one flat struct (a nested
 -- one cost 10% more; struct_insert's named argument is lost when a database file stores the
 -- macro): outside every lambda body, where DuckDB drops the aggregates k and ties rule out and
 -- computes w
-list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_depth(k), 512),
-                                                          weight, param)})], lambda r: CASE
+list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true), 512),
+                                                          weight, param, _duckdb_ndcg_fdd554f6bb := true)})], lambda r: CASE
     WHEN ties = 'key' THEN coalesce(list_aggregate(list_transform(
         list_slice(r.in_order, 1, r.m),
-        lambda x, q: x * coalesce(r.w[q], _ndcg_weight(q, weight, param))), 'fsum'), 0.0)
+        lambda x, q: x * coalesce(r.w[q], _ndcg_weight(q, weight, param, _duckdb_ndcg_fdd554f6bb := true))), 'fsum'), 0.0)
     WHEN len(r.keys) <= 512 THEN coalesce(list_aggregate(list_concat(
         -- each row before the cut, outside a straddling group: untied, or in a group from the
         -- first to the last position of its key
@@ -1011,13 +1395,13 @@ list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_dep
                     r.w[list_position(r.keys, x.r)]
                 ELSE _ndcg_group_weight(r.w, list_position(r.keys, x.r),
                                         len(r.keys) + 2 - list_position(r.keys, x.r)
-                                        - list_position(list_reverse(r.keys), x.r), r.m)
+                                        - list_position(list_reverse(r.keys), x.r), r.m, _duckdb_ndcg_fdd554f6bb := true)
             END),
         -- the group straddling m, at its full size
         CASE WHEN r.straddle IS NOT NULL THEN
             [list_aggregate(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
                                            lambda x: x.g), 'fsum')
-             * _ndcg_group_weight(r.w, list_position(r.keys, r.keys[r.m]), r.straddle, r.m)]
+             * _ndcg_group_weight(r.w, list_position(r.keys, r.keys[r.m]), r.straddle, r.m, _duckdb_ndcg_fdd554f6bb := true)]
         END), 'fsum'), 0.0)
     -- the rows before the cut in key order, each times its group's weight: group j holds the
     -- (a + 1)th to (a + c)th of them, so its weight is repeated c times. Its positions' weights
@@ -1025,13 +1409,16 @@ list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_dep
     -- per group: quadratic)
     ELSE list_transform([{
         rows: list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m])),
-        weights: flatten(list_transform(_ndcg_tie_groups(r), lambda g: list_resize(
+        weights: flatten(list_transform(_ndcg_tie_groups(r, _duckdb_ndcg_fdd554f6bb := true), lambda g: list_resize(
             []::DOUBLE[], g.c, coalesce(list_sum(list_transform(
                 range(g.s, least(g.s + g.n - 1, r.m) + 1),
-                lambda q: _ndcg_weight(q, weight, param))), 0.0) / g.n)))}],
+                lambda q: _ndcg_weight(q, weight, param, _duckdb_ndcg_fdd554f6bb := true))), 0.0) / g.n)))}],
         lambda rw: coalesce(list_aggregate(
             list_transform(rw.rows, lambda x, i: x.g * rw.weights[i]), 'fsum'), 0.0))[1]
 END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_weighted_sum IS 'duckdb_ndcg: _ndcg_weighted_sum(ranking, k, ties, weight, param) -> DOUBLE (internal): the sum of value x'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative) -> DOUBLE  [aggregate]
@@ -1041,12 +1428,15 @@ END)[1]{% endraw %}{%- endset -%}
 -- (_ndcg_grade_error); rel and rnk come as DOUBLE, already checked to be numbers
 -- (_ndcg_type_error). The other parameters are dcg's, see dcg.sql.
 -- Example: _ndcg_dcg(rel::DOUBLE, rnk::DOUBLE, 10, 'linear', 'average', NULL, 'log', 2, 'error')
-CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative) AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
-          AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
-    _ndcg_weighted_sum(_ndcg_ranking(_ndcg_gain_value(rel, gain), rnk, k, ties, tie_key), k, ties,
-                       weight, param)
+CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_grade_error(rel, gain, negative, _duckdb_ndcg_fdd554f6bb := true) IS NULL
+          AND _ndcg_rank_error(rnk, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
+    _ndcg_weighted_sum(_ndcg_ranking(_ndcg_gain_value(rel, gain, _duckdb_ndcg_fdd554f6bb := true), rnk, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true), k, ties,
+                       weight, param, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_dcg IS 'duckdb_ndcg: _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative) -> DOUBLE  [aggregate]'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_denominator(denominator, allowed, relevant, k, retrieved): what a recall-like metric
@@ -1054,7 +1444,7 @@ END{% endraw %}{%- endset -%}
 -- 'min_k', least(relevant, k) (Spark meanAveragePrecisionAt, RecBole, Microsoft Recommenders;
 -- relevant when k is NULL); 'retrieved', the relevant rows among the first k (Hivemall). A name
 -- not in allowed (the metric's choices, at least two) is an error listing them.
-CREATE OR REPLACE MACRO _ndcg_denominator(denominator, allowed, relevant, k, retrieved) AS
+CREATE OR REPLACE MACRO _ndcg_denominator(denominator, allowed, relevant, k, retrieved, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN denominator IS NULL OR NOT list_contains(allowed, denominator) THEN
         error('duckdb_ndcg: denominator must be '
@@ -1068,20 +1458,29 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_denominator IS 'duckdb_ndcg: _ndcg_denominator(denominator, allowed, relevant, k, retrieved): what a recall-like metric'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_draw(seed, resample, i): a pseudo-random UBIGINT for draw i of a resample, reproducible
 -- for a seed (internal; randomization_test, bootstrap_ci). It hashes ONE combined value, the text
 -- 'seed:resample:i': DuckDB's multi-argument hash(a, b, c) combines the arguments' hashes so
 -- that the low bits are strongly correlated across arguments, which biases resampling tests.
-CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i) AS
+CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i, _duckdb_ndcg_fdd554f6bb := true) AS
 hash(seed::VARCHAR || ':' || resample::VARCHAR || ':' || i::VARCHAR){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_draw IS 'duckdb_ndcg: _ndcg_draw(seed, resample, i): a pseudo-random UBIGINT for draw i of a resample, reproducible'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_empty(value, relevant, empty_ideal): value, or empty_ideal when the query has no relevant
 -- judged row (relevant = 0), where recall-like metrics have nothing to find (internal). 0.0 is
 -- trec_eval's and ranx's answer; 1.0 is XGBoost's for AP; NULL makes avg() skip the query
 -- (torchmetrics empty_target_action 'neg', 'pos', 'skip').
-CREATE OR REPLACE MACRO _ndcg_empty(value, relevant, empty_ideal) AS
+CREATE OR REPLACE MACRO _ndcg_empty(value, relevant, empty_ideal, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE WHEN coalesce(relevant, 0) = 0 THEN empty_ideal::DOUBLE ELSE value END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_empty IS 'duckdb_ndcg: _ndcg_empty(value, relevant, empty_ideal): value, or empty_ideal when the query has no relevant'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_err_classes(ts, a, c, u): the stop rows a + 1 .. a + c of ts (one tie group's, sorted by
@@ -1089,7 +1488,7 @@ CASE WHEN coalesce(relevant, 0) = 0 THEN empty_ideal::DOUBLE ELSE value END{% en
 -- each run of one t of more than u rows as one item {r: its size, e: [t]}, added at once, and
 -- every other row as {r: 0, e: [t]}, added alone (internal). The runs are found by comparing
 -- neighbours: their first and last rows, zipped.
-CREATE OR REPLACE MACRO _ndcg_err_classes(ts, a, c, u) AS
+CREATE OR REPLACE MACRO _ndcg_err_classes(ts, a, c, u, _duckdb_ndcg_fdd554f6bb := true) AS
 flatten(list_transform(list_zip(
     list_filter(range(c), lambda i: i = 0 OR ts[a + 1 + i].t <> ts[a + i].t),
     list_filter(range(c), lambda i: i = c - 1 OR ts[a + 1 + i].t <> ts[a + 2 + i].t)),
@@ -1101,6 +1500,9 @@ flatten(list_transform(list_zip(
     END)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_err_classes IS 'duckdb_ndcg: _ndcg_err_classes(ts, a, c, u): the stop rows a + 1 .. a + c of ts (one tie group''s, sorted by'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_err_in_order(stops): ERR of a ranking whose order is known, from the rows that may stop
 -- the user as {q: position, r: R} in rank order, R = (2^grade - 1) / 2^max_grade > 0 (every
 -- other row stops no one and adds nothing): sum over them of (R_q / q) prod_{earlier} (1 - R),
@@ -1108,11 +1510,14 @@ flatten(list_transform(list_zip(
 -- cut has an order that matters). The start value is a constant, which DuckDB 1.4/1.5's
 -- list_reduce keeps per row (checked against the formula on both).
 -- Example: _ndcg_err_in_order([{q: 1, r: 0.5}, {q: 3, r: 0.25}]) = 0.5 + 0.5 * 0.25 / 3
-CREATE OR REPLACE MACRO _ndcg_err_in_order(stops) AS
+CREATE OR REPLACE MACRO _ndcg_err_in_order(stops, _duckdb_ndcg_fdd554f6bb := true) AS
 coalesce(list_reduce(
     list_transform(stops, lambda x: {p: 1.0 - x.r, s: x.r / x.q}),
     lambda acc, x: {p: acc.p * x.p, s: acc.s + acc.p * x.s},
     {p: 1.0::DOUBLE, s: 0.0::DOUBLE}).s, 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_err_in_order IS 'duckdb_ndcg: _ndcg_err_in_order(stops): ERR of a ranking whose order is known, from the rows that may stop'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_expected_ap_sum(groups, m): the expected sum of precision@p over the positions p <= m of
@@ -1124,11 +1529,14 @@ coalesce(list_reduce(
 -- precision there is (1 + a + u (c - 1) / (n - 1)) / q. The group adds
 --   c / n * sum_{q = s .. min(s + n - 1, m)} (1 + a + (q - s) (c - 1) / (n - 1)) / q
 -- ((c - 1) / (n - 1) read as 0 when n = 1). Without ties: the sum of (1 + a) / p, as trec_eval.
-CREATE OR REPLACE MACRO _ndcg_expected_ap_sum(groups, m) AS
+CREATE OR REPLACE MACRO _ndcg_expected_ap_sum(groups, m, _duckdb_ndcg_fdd554f6bb := true) AS
 coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.c > 0), lambda g:
     g.c::DOUBLE / g.n * list_sum(list_transform(range(g.s, least(g.s + g.n - 1, m) + 1), lambda q:
         (1.0 + g.a + CASE WHEN g.n > 1 THEN (q - g.s) * (g.c - 1.0) / (g.n - 1) ELSE 0.0 END)
         / q)))), 0.0::DOUBLE){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_expected_ap_sum IS 'duckdb_ndcg: _ndcg_expected_ap_sum(groups, m): the expected sum of precision@p over the positions p <= m of'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_expected_ap_retrieved(groups, m): the expected average precision with denominator
@@ -1152,9 +1560,9 @@ coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.c > 0), lambda 
 -- 2 sqrt(21 min(w, n - w)) + 3 terms (one tie group of 100,000 rows, 75,000 relevant, cut at
 -- 50,000: 2,051 terms, 0.1 s; all 24,889 possible terms took 1.0 s, 3.3 s on DuckDB 1.4), the
 -- start value leading the list (DuckDB 1.4/1.5's list_reduce mixes rows up with a third one).
-CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m) AS
+CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
-    [{g: groups[-1], s0: _ndcg_expected_ap_sum(list_slice(groups, 1, len(groups) - 1), m)}],
+    [{g: groups[-1], s0: _ndcg_expected_ap_sum(list_slice(groups, 1, len(groups) - 1), m, _duckdb_ndcg_fdd554f6bb := true)}],
     lambda v: list_transform([{s: v.g.s, n: v.g.n, c: v.g.c, a: v.g.a, w: m - v.g.s + 1, s0: v.s0,
                  -- sum_u 1 / (s + u) and sum_u u / (s + u) over the group's slots before the cut
                  sa: list_sum(list_transform(range(m - v.g.s + 1), lambda u: 1.0 / (v.g.s + u))),
@@ -1189,6 +1597,9 @@ list_transform(
                                                    d: (acc.d + acc.q * e.q) * pow(2.0, -500)}
             ELSE {q: acc.q * e.q, f: acc.f + acc.q * e.q * e.f, d: acc.d + acc.q * e.q} END)],
         lambda t: t.f / t.d)[1])[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_expected_ap_retrieved IS 'duckdb_ndcg: _ndcg_expected_ap_retrieved(groups, m): the expected average precision with denominator'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_expected_err(groups, stops, m): expected reciprocal rank over the first m positions when
@@ -1233,7 +1644,7 @@ list_transform(
 -- the math allows: DuckDB binds a lambda body again for each lambda around it, so every level
 -- doubles the time to bind what is inside it (one level more around the class merge took err
 -- from 0.09 s to 0.9 s of binding).
-CREATE OR REPLACE MACRO _ndcg_expected_err(groups, stops, m) AS
+CREATE OR REPLACE MACRO _ndcg_expected_err(groups, stops, m, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform([{gs: list_filter(groups, lambda g: g.c > 0), ts: list_sort(stops),
                  tmax: list_max(list_transform(stops, lambda x: x.t))}], lambda v:
 list_transform([list_transform(list_transform(v.gs, lambda g: {
@@ -1264,7 +1675,7 @@ coalesce(list_reduce(list_concat(
                 [{r: (g.n - g.c)::BIGINT,
                   e: list_transform(range(g.u + 1), lambda j:
                                     CASE WHEN j <= g.n - g.c THEN 1.0 ELSE 0.0 END::DOUBLE)}],
-                CASE WHEN g.c > g.u THEN list_filter(_ndcg_err_classes(v.ts, g.a, g.c, g.u),
+                CASE WHEN g.c > g.u THEN list_filter(_ndcg_err_classes(v.ts, g.a, g.c, g.u, _duckdb_ndcg_fdd554f6bb := true),
                                                      lambda x: x.r > 0) END),
                 -- x.r rows of t = x.e[1] into the acc.r rows so far: slot by slot, q[i + 1] =
                 -- P(i of the first j slots hold the class's rows) t^i, a hypergeometric
@@ -1282,7 +1693,7 @@ coalesce(list_reduce(list_concat(
                                  + x.e[1] * coalesce(z.q[i], 0.0) * (x.r - i + 1))
                                 / greatest(acc.r + x.r - y.q[1], 1))}).o,
                     list_transform(range(g.u - least(g.u, acc.r + x.r)), lambda j: 0.0::DOUBLE))})],
-            CASE WHEN g.c > g.u THEN list_filter(_ndcg_err_classes(v.ts, g.a, g.c, g.u),
+            CASE WHEN g.c > g.u THEN list_filter(_ndcg_err_classes(v.ts, g.a, g.c, g.u, _duckdb_ndcg_fdd554f6bb := true),
                                                  lambda x: x.r = 0)
                  ELSE list_transform(range(g.c),
                                      lambda i: {r: 0::BIGINT, e: [v.ts[g.a + 1 + i].t::DOUBLE]})
@@ -1299,13 +1710,16 @@ coalesce(list_reduce(list_concat(
     lambda acc, y: {p: acc.p * y.p, x: acc.x + acc.p * y.x}).x, 0.0::DOUBLE))[1])[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_expected_err IS 'duckdb_ndcg: _ndcg_expected_err(groups, stops, m): expected reciprocal rank over the first m positions when'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_expected_hit(groups, m): the probability that a relevant row is among the first m
 -- positions when every tie group is in a uniformly random order (internal); groups from
 -- _ndcg_tie_groups with c = relevant rows. A group wholly before the cut holds a relevant row or
 -- not; the group straddling m shows w = m - s + 1 of its n rows, none of its c relevant ones with
 -- the hypergeometric probability C(n - c, w) / C(n, w) = prod_{i < w} (n - c - i) / (n - i).
 -- Without ties it is 1.0 or 0.0, as trec_eval success.k.
-CREATE OR REPLACE MACRO _ndcg_expected_hit(groups, m) AS
+CREATE OR REPLACE MACRO _ndcg_expected_hit(groups, m, _duckdb_ndcg_fdd554f6bb := true) AS
 1.0 - coalesce(list_aggregate(list_transform(groups, lambda g: CASE
     WHEN g.c = 0 THEN 1.0::DOUBLE
     WHEN g.s + g.n - 1 <= m THEN 0.0::DOUBLE
@@ -1314,13 +1728,19 @@ CREATE OR REPLACE MACRO _ndcg_expected_hit(groups, m) AS
 END), 'product'), 1.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_expected_hit IS 'duckdb_ndcg: _ndcg_expected_hit(groups, m): the probability that a relevant row is among the first m'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_expected_hits(groups, m): the expected number of marked rows (relevant, say) among the
 -- first m positions when every tie group is in a uniformly random order (internal); groups from
 -- _ndcg_tie_groups (any cut at or after m). A group of n rows, c marked, with w of its positions
 -- up to m shows c w / n of them on average; without ties the plain count.
-CREATE OR REPLACE MACRO _ndcg_expected_hits(groups, m) AS
+CREATE OR REPLACE MACRO _ndcg_expected_hits(groups, m, _duckdb_ndcg_fdd554f6bb := true) AS
 coalesce(list_sum(list_transform(groups, lambda g:
     g.c * greatest(least(g.n, m - g.s + 1), 0)::DOUBLE / g.n)), 0.0::DOUBLE){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_expected_hits IS 'duckdb_ndcg: _ndcg_expected_hits(groups, m): the expected number of marked rows (relevant, say) among the'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_expected_rr(groups, m): the expected reciprocal rank of the first relevant row within the
@@ -1330,7 +1750,7 @@ coalesce(list_sum(list_transform(groups, lambda g:
 -- p_0 = c / n and p_{i+1} = p_i (n - c - i) / (n - 1 - i); the result is the sum of p_i / (s + i)
 -- over the offsets i <= n - c with s + i <= m (a running product: list_reduce over the offsets).
 -- 0.0 when no relevant row is before the cut; 1 / position without ties (trec_eval recip_rank).
-CREATE OR REPLACE MACRO _ndcg_expected_rr(groups, m) AS
+CREATE OR REPLACE MACRO _ndcg_expected_rr(groups, m, _duckdb_ndcg_fdd554f6bb := true) AS
 coalesce(list_transform(list_filter(groups, lambda g: g.c > 0)[1:1], lambda g: list_reduce(
     list_transform(range(0, least(g.n - g.c, m - g.s) + 1), lambda i: {
         p: CASE WHEN g.n - 1 - i > 0 THEN (g.n - g.c - i)::DOUBLE / (g.n - 1 - i)
@@ -1340,10 +1760,16 @@ coalesce(list_transform(list_filter(groups, lambda g: g.c > 0)[1:1], lambda g: l
     {p: g.c::DOUBLE / g.n, w: 0.0::DOUBLE}).w)[1], 0.0::DOUBLE){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_expected_rr IS 'duckdb_ndcg: _ndcg_expected_rr(groups, m): the expected reciprocal rank of the first relevant row within the'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal): how many of the best grades IDCG sums (internal).
 -- k given: k, or least(k, n_ranked) with clamp_k. k NULL: n_ranked, or all (NULL) with full_ideal.
-CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal) AS
+-- A NULL clamp_k or full_ideal is an error naming it (read as false it would pass for a choice).
+CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
+    WHEN clamp_k IS NULL THEN error('duckdb_ndcg: clamp_k must be true or false, got NULL')
+    WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false, got NULL')
     WHEN k IS NOT NULL AND clamp_k THEN least(k, n_ranked)
     WHEN k IS NOT NULL THEN k
     WHEN full_ideal THEN NULL
@@ -1351,35 +1777,72 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_ideal_cut IS 'duckdb_ndcg: _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal): how many of the best grades IDCG sums (internal).'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_ideal_error(rels, ideal, gain, negative): NULL when the ideal covers the ranking, else an
+-- error naming ideal (internal; list_ndcg). Covers: best first, each positive gain of rels is at
+-- most ideal's at the same place. Every judged grade of the query includes the ranking's, so a
+-- true ideal covers it; covering keeps IDCG >= DCG at every cut. A NULL rels or ideal passes.
+-- 'linear' and 'exponential' grow with the grade, so grades are compared (a gain per element
+-- inside a lambda is not folded: it doubled the check's cost); a gain map's gains are compared.
+-- The error branch holds no lambda (one there cost every row). Two sorts: O(n log n).
+-- Example: _ndcg_ideal_error([3, 2, 1], [1], 'linear', 'error') raises.
+CREATE OR REPLACE MACRO _ndcg_ideal_error(rels, ideal, gain, negative, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE
+    WHEN NOT coalesce(list_bool_and(list_transform(CASE
+             WHEN _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) THEN list_zip(
+                 list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_fdd554f6bb := true))),
+                 list_reverse_sort(list_transform(ideal, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_fdd554f6bb := true))))
+             ELSE list_zip(list_reverse_sort(rels, 'NULLS LAST'), list_reverse_sort(ideal, 'NULLS LAST'))
+         END,
+         -- past the end of ideal (or at its NULLs) p[2] is NULL: gain 0; at rels' NULLs or past its
+         -- end p[1] is NULL and bool_and skips the pair; a grade <= 0 gains 0 (or is an error)
+         lambda p: p[1] <= 0 OR p[1] <= coalesce(p[2], 0))), true) THEN
+        error('duckdb_ndcg: ideal must hold every judged grade of rels (it is every judged grade '
+              || 'of the query; best first, each of its gains at least the ranking''s at the same '
+              || 'place), got rels ' || rels::VARCHAR || ', ideal ' || ideal::VARCHAR)
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_ideal_error IS 'duckdb_ndcg: _ndcg_ideal_error(rels, ideal, gain, negative): NULL when the ideal covers the ranking, else an'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_ideal_gains(rel, depth, gain): aggregate; the gains of a group's judged rows (non-NULL
 -- rel, returned or not), best first: the depth best, or all when depth is NULL (internal). Grades
 -- are ranked by grade, as linear and exponential gains grow with the grade (and grades <= 0 gain
 -- 0, so only positive grades are read); a gain MAP need not, so its gains are ranked instead.
-CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain) AS
+CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN _ndcg_is_map(gain) AND depth IS NULL THEN
-        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero'))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain)))
-    WHEN _ndcg_is_map(gain) THEN
-        max(_ndcg_gain(rel, gain, 'zero'), _ndcg_top_n(depth))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain))
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) AND depth IS NULL THEN
+        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero', _duckdb_ndcg_fdd554f6bb := true))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)))
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true) THEN
+        max(_ndcg_gain(rel, gain, 'zero', _duckdb_ndcg_fdd554f6bb := true), _ndcg_top_n(depth, _duckdb_ndcg_fdd554f6bb := true))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true))
     WHEN depth IS NULL THEN
         list_transform(list_reverse_sort(list(rel)
-            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain))),
-            lambda r: _ndcg_gain_value(r, gain))
-    ELSE list_transform(max(rel, _ndcg_top_n(depth))
-             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain)),
-             lambda r: _ndcg_gain_value(r, gain))
+            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true))),
+            lambda r: _ndcg_gain_value(r, gain, _duckdb_ndcg_fdd554f6bb := true))
+    ELSE list_transform(max(rel, _ndcg_top_n(depth, _duckdb_ndcg_fdd554f6bb := true))
+             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)),
+             lambda r: _ndcg_gain_value(r, gain, _duckdb_ndcg_fdd554f6bb := true))
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_ideal_gains IS 'duckdb_ndcg: _ndcg_ideal_gains(rel, depth, gain): aggregate, the gains of a group''s judged rows (non-NULL'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_t_cdf(t, df): P(T <= t) for Student's t with df > 0 degrees of freedom (internal). The
 -- lower tail 0.5 I_x(df/2, 1/2) with x = df / (df + t^2) (_ndcg_betainc), so small tail
 -- probabilities keep their relative precision; the upper side is 1 minus it.
-CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df) AS
+CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
-    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t))],
+    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t), _duckdb_ndcg_fdd554f6bb := true)],
     lambda lower: CASE WHEN t > 0 THEN 1.0 - lower ELSE lower END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_t_cdf IS 'duckdb_ndcg: _ndcg_t_cdf(t, df): P(T <= t) for Student''s t with df > 0 degrees of freedom (internal). The'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_t_quantile(p, df): the p-quantile of Student's t with df > 0 degrees of freedom, for
@@ -1390,7 +1853,7 @@ list_transform(
 -- below 0.1, from the tangent at 0). Each step evaluates the exact CDF
 -- (_ndcg_t_cdf); the result matches scipy.stats.t.ppf to about 1e-12 relative (1e-9 at
 -- df = 1e6, where lgamma limits the CDF itself).
-CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df) AS
+CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN p = 0.5 THEN 0.0::DOUBLE
     ELSE sign(p - 0.5) * list_transform(
@@ -1414,24 +1877,54 @@ CASE
                  / (384.0 * pow(s.df, 3)) END)::DOUBLE],
                         [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[]),
             lambda u, unused: list_transform(
-                [_ndcg_t_cdf(-exp(u), s.df)],
+                [_ndcg_t_cdf(-exp(u), s.df, _duckdb_ndcg_fdd554f6bb := true)],
                 lambda upper: u + (ln(upper) - ln(s.a)) * upper
                                   / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
                                                   - 0.5 * ln(s.df * pi())
                                                   - (s.df + 1.0) / 2.0
-                                                    * _ndcg_log1p(exp(2.0 * u) / s.df))))[1])))[1]
+                                                    * _ndcg_log1p(exp(2.0 * u) / s.df, _duckdb_ndcg_fdd554f6bb := true))))[1])))[1]
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_t_quantile IS 'duckdb_ndcg: _ndcg_t_quantile(p, df): the p-quantile of Student''s t with df > 0 degrees of freedom, for'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_mean_ci_half(sd, n, conf): the half-width of the conf t-interval of a mean of n values
 -- with sample standard deviation sd: t_{(1 + conf)/2, n - 1} sd / sqrt(n) (internal;
 -- ndcg_summary). NULL when n < 2; 0 when sd = 0.
-CREATE OR REPLACE MACRO _ndcg_mean_ci_half(sd, n, conf) AS
+CREATE OR REPLACE MACRO _ndcg_mean_ci_half(sd, n, conf, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE WHEN n >= 2 THEN
     CASE WHEN sd = 0 THEN 0.0
-         ELSE _ndcg_t_quantile((1.0 + _ndcg_checked_conf(conf)) / 2.0, n - 1.0) * sd / sqrt(n)
+         ELSE _ndcg_t_quantile((1.0 + _ndcg_checked_conf(conf, _duckdb_ndcg_fdd554f6bb := true)) / 2.0, n - 1.0, _duckdb_ndcg_fdd554f6bb := true) * sd / sqrt(n)
     END
 END::DOUBLE{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_mean_ci_half IS 'duckdb_ndcg: _ndcg_mean_ci_half(sd, n, conf): the half-width of the conf t-interval of a mean of n values'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_moments(xs): the mean and sample variance of a list of finite DOUBLEs, centred before
+-- summing (internal; paired_ttest, welch_ttest) -> STRUCT(n BIGINT, shift, rest, var DOUBLE).
+-- The mean is shift + rest: shift = list_avg(xs), a first mean (rounded, and inexact when the
+-- values share a large offset: avg and var_samp summed values near 1e12 and lost 3e-5 of the
+-- variance), rest = the mean of the deviations x - shift (exact subtractions near the mean);
+-- var = (sum dev^2 - (sum dev)^2 / n) / (n - 1), the corrected two-pass algorithm (Chan, Golub
+-- & LeVeque 1983). A difference of two means is best taken as the shifts' difference (exact when
+-- they are close) plus the rests'. n = 0 gives NULL shift; n < 2 NULL var.
+CREATE OR REPLACE MACRO _ndcg_moments(xs, _duckdb_ndcg_fdd554f6bb := true) AS
+list_transform(
+    [list_avg(xs)::DOUBLE],
+    lambda shift: list_transform(
+        [list_transform(xs, lambda x: x - shift)],
+        lambda dev: {n: len(xs)::BIGINT, shift: shift,
+                     rest: coalesce(list_avg(dev), 0.0)::DOUBLE,
+                     var: CASE WHEN len(xs) >= 2 THEN greatest(
+                              coalesce(list_sum(list_transform(dev, lambda e: e * e)), 0.0)
+                              - pow(coalesce(list_sum(dev), 0.0), 2) / len(xs), 0.0)
+                              / (len(xs) - 1) END::DOUBLE})[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_moments IS 'duckdb_ndcg: _ndcg_moments(xs): the mean and sample variance of a list of finite DOUBLEs, centred before'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_weighted_list(items, m, weight, param) -> DOUBLE (internal): the sum of items[q] x
@@ -1441,16 +1934,19 @@ END::DOUBLE{% endraw %}{%- endset -%}
 -- DCGs and the list metrics. Each term is item x weight, as in _ndcg_weighted_sum, so a ranking
 -- in ideal order has DCG equal to its ideal DCG to the last bit (NDCG exactly 1).
 -- Example: _ndcg_weighted_list([3.0, 2.0, 0.0], 2, 'log', 2) = 3 / log2(2) + 2 / log2(3)
-CREATE OR REPLACE MACRO _ndcg_weighted_list(items, m, weight, param) AS
+CREATE OR REPLACE MACRO _ndcg_weighted_list(items, m, weight, param, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     -- never true: _ndcg_discount raises the error for a bad base, folded away for a good one
-    WHEN weight = 'log' AND _ndcg_discount(1, param) IS NULL THEN NULL
+    WHEN weight = 'log' AND _ndcg_discount(1, param, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN NULL
     ELSE coalesce(
         list_aggregate(list_transform(
             list_slice(items, 1, coalesce(m, 9223372036854775807)),
-            lambda x, q: x * _ndcg_weight(q, weight, param)), 'fsum'),
+            lambda x, q: x * _ndcg_weight(q, weight, param, _duckdb_ndcg_fdd554f6bb := true)), 'fsum'),
         0.0)::DOUBLE
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_weighted_list IS 'duckdb_ndcg: _ndcg_weighted_list(items, m, weight, param) -> DOUBLE (internal): the sum of items[q] x'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
@@ -1458,19 +1954,22 @@ END{% endraw %}{%- endset -%}
 -- the engine of ndcg (internal), fed by ndcg with grades and rank keys already checked to be
 -- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are ndcg's, see ndcg.sql.
 CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
-                                   full_ideal, negative) AS
+                                   full_ideal, negative, _duckdb_ndcg_fdd554f6bb := true) AS
 coalesce(
-    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, 'log', log_base, negative)
+    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, 'log', log_base, negative, _duckdb_ndcg_fdd554f6bb := true)
     / nullif(_ndcg_weighted_list(
         -- with averaged ties the ranking holds every non-zero gain (judged rows it did not return
         -- too): their sorted gains are the ideal ranking, with no aggregate of its own
-        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain)
+        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain, _duckdb_ndcg_fdd554f6bb := true)
              THEN list_reverse_sort(list_transform(
-                 _ndcg_valued_rows(_ndcg_gain_value(rel, gain), rnk, ties), lambda x: x.g))
-             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k), gain)
+                 _ndcg_valued_rows(_ndcg_gain_value(rel, gain, _duckdb_ndcg_fdd554f6bb := true), rnk, ties, _duckdb_ndcg_fdd554f6bb := true), lambda x: x.g))
+             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true), gain, _duckdb_ndcg_fdd554f6bb := true)
         END,
-        _ndcg_ideal_cut(_ndcg_checked_k(k), count(rnk), clamp_k, full_ideal), 'log', log_base), 0),
+        _ndcg_ideal_cut(_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), count(rnk), clamp_k, full_ideal, _duckdb_ndcg_fdd554f6bb := true), 'log', log_base, _duckdb_ndcg_fdd554f6bb := true), 0),
     empty_ideal){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_ndcg IS 'duckdb_ndcg: _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_norm_cdf(z): the standard normal CDF P(Z <= z) (internal; DuckDB has no erf). Through
@@ -1480,7 +1979,7 @@ coalesce(
 -- (3/2)/(x + ...)))), 120 terms from the tail. Both agree with scipy.special.ndtr to about 1e-15
 -- relative, including far tails (the lower tail is computed directly, never as 1 - upper).
 -- list_reduce start values lead the lists (DuckDB 1.4/1.5 mix rows up with a third argument).
-CREATE OR REPLACE MACRO _ndcg_norm_cdf(z) AS
+CREATE OR REPLACE MACRO _ndcg_norm_cdf(z, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [abs(z) / sqrt(2.0)::DOUBLE],
     lambda x: CASE WHEN z < 0 THEN 0.5 ELSE -0.5 END
@@ -1495,21 +1994,40 @@ list_transform(
         + CASE WHEN z < 0 THEN 0.0 ELSE 1.0 END)[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_norm_cdf IS 'duckdb_ndcg: _ndcg_norm_cdf(z): the standard normal CDF P(Z <= z) (internal, DuckDB has no erf). Through'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_number(x, what): x as a DOUBLE when its type is a number, else an error naming `what` and
 -- the type (internal): a per-row check, for scalar helpers (_ndcg_relevant). The type test folds
 -- to a constant, so a numeric column costs one cast.
-CREATE OR REPLACE MACRO _ndcg_number(x, what) AS
+CREATE OR REPLACE MACRO _ndcg_number(x, what, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN _ndcg_is_number_type(typeof(x)) THEN TRY_CAST(x AS DOUBLE)
+    WHEN _ndcg_is_number_type(typeof(x), _duckdb_ndcg_fdd554f6bb := true) THEN TRY_CAST(x AS DOUBLE)
     ELSE error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(x)
                || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_number IS 'duckdb_ndcg: _ndcg_number(x, what): x as a DOUBLE when its type is a number, else an error naming `what` and'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_p_error(p): NULL when p, rbp's persistence, is a number between 0 and 1 (exclusive), else
+-- an error naming p (internal): NULL, NaN, 0, 1, text that is not a number. A constant p folds.
+CREATE OR REPLACE MACRO _ndcg_p_error(p, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE
+    WHEN coalesce(NOT (TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1), true) THEN
+        error('duckdb_ndcg: p must be a number between 0 and 1 (exclusive), got '
+              || coalesce(p::VARCHAR, 'NULL'))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_p_error IS 'duckdb_ndcg: _ndcg_p_error(p): NULL when p, rbp''s persistence, is a number between 0 and 1 (exclusive), else'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_query_key(query_id): query_id itself, or an error when it is NULL (internal). The mean_*
 -- measures score each query_id's rows as one ranking: NULL would silently pool every row that
 -- lacks a query into one ranking, as ndcg_report refuses NULL keys.
-CREATE OR REPLACE MACRO _ndcg_query_key(query_id) AS
+CREATE OR REPLACE MACRO _ndcg_query_key(query_id, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN query_id IS NULL THEN
         error('duckdb_ndcg: query_id is NULL in a row of a mean_* measure (each query_id''s rows '
@@ -1518,17 +2036,36 @@ CASE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_query_key IS 'duckdb_ndcg: _ndcg_query_key(query_id): query_id itself, or an error when it is NULL (internal). The mean_*'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
 -- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
--- or timestamp rank keys failed deep inside a macro. typeof(any_value(x)) folds to a constant at
--- bind time, so the check costs nothing per row; the aggregates then read TRY_CAST(x AS DOUBLE),
--- which, unlike an expression holding error(), DuckDB shares between identical aggregates.
-CREATE OR REPLACE MACRO _ndcg_type_error(x, what) AS
+-- or timestamp rank keys failed deep inside a macro; integer rank keys beyond 2^53 are refused.
+-- typeof(any_value(x)) folds to a constant at bind time, so the check costs nothing per row; the
+-- aggregates then read TRY_CAST(x AS DOUBLE), which, unlike an expression holding error(),
+-- DuckDB shares between identical aggregates.
+CREATE OR REPLACE MACRO _ndcg_type_error(x, what, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN NOT _ndcg_is_number_type(typeof(any_value(x))) THEN
+    WHEN NOT _ndcg_is_number_type(typeof(any_value(x)), _duckdb_ndcg_fdd554f6bb := true) THEN
         error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
               || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
+    -- the metrics compare rank keys as DOUBLE: BIGINT, UBIGINT, HUGEINT keys beyond 2^53 could
+    -- collide (2^60 and 2^60 + 1 tied). The type test folds, so other types pay no aggregate
+    -- (a nested CASE: with the aggregates in this WHEN a folded-away branch stayed in the plan)
+    WHEN what = 'rnk' AND regexp_full_match(typeof(any_value(x)), 'U?(BIG|HUGE)INT') THEN CASE
+        -- through VARCHAR: DuckDB 1.4 and 1.5 bind this branch for text and date columns too,
+        -- and refuse comparing them with a number; a UHUGEINT past HUGEINT is beyond 2^53 too
+        WHEN (max(x) IS NOT NULL AND coalesce(TRY_CAST(max(x)::VARCHAR AS HUGEINT) > 9007199254740992, true))
+             OR TRY_CAST(min(x)::VARCHAR AS HUGEINT) < -9007199254740992 THEN
+            error('duckdb_ndcg: rnk holds a key beyond 2^53 (' || max(x)::VARCHAR || ' or '
+                  || min(x)::VARCHAR || '), where two keys may be one DOUBLE and tie: rank by '
+                  || 'position, or subtract a common offset')
+    END
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_type_error IS 'duckdb_ndcg: _ndcg_type_error(x, what): aggregate, NULL when column x is numeric, else an error naming `what`'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_ranked_count(flag, rnk, k, ties, tie_key) -> DOUBLE  [aggregate] (internal)
@@ -1538,12 +2075,15 @@ END{% endraw %}{%- endset -%}
 -- expectation over the orders of its rows), as for CG; k NULL reads the whole ranking. It is the
 -- weighted sum of the flags with weight 'none', the rank keys checked to be numbers first.
 -- Example: SELECT _ndcg_ranked_count(_ndcg_relevant(rel, 1), rnk, 5, 'average', NULL) / 5.0 ...
-CREATE OR REPLACE MACRO _ndcg_ranked_count(flag, rnk, k, ties, tie_key) AS
-CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
-          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+CREATE OR REPLACE MACRO _ndcg_ranked_count(flag, rnk, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_fdd554f6bb := true) IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
     _ndcg_weighted_sum(_ndcg_ranking(TRY_CAST(flag AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, ties,
-                                     tie_key), k, ties, 'none', NULL)
+                                     tie_key, _duckdb_ndcg_fdd554f6bb := true), k, ties, 'none', NULL, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_ranked_count IS 'duckdb_ndcg: _ndcg_ranked_count(flag, rnk, k, ties, tie_key) -> DOUBLE  [aggregate] (internal)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_rbp(marked, rnk, p, k, ties, tie_key): aggregate; the rank-biased weight of the marked
@@ -1551,23 +2091,23 @@ END{% endraw %}{%- endset -%}
 -- q (internal; rbp marks the relevant rows, rbp_residual the unjudged ones). With ties =
 -- 'average' a tie group (n rows, c marked) adds c / n of the weight of its positions up to the
 -- cut m: the exact expectation over tied orders (_ndcg_weighted_sum with weight 'geometric').
--- p must be in (0, 1).
-CREATE OR REPLACE MACRO _ndcg_rbp(marked, rnk, p, k, ties, tie_key) AS
+-- p must be in (0, 1) (_ndcg_p_error).
+CREATE OR REPLACE MACRO _ndcg_rbp(marked, rnk, p, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
-    WHEN coalesce(NOT (TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1), true) THEN
-        error('duckdb_ndcg: p must be a number between 0 and 1 (exclusive), got '
-              || coalesce(p::VARCHAR, 'NULL'))
-    WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
-         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
-        _ndcg_weighted_sum(_ndcg_ranking(marked::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties, tie_key),
-                           k, ties, 'geometric', p)
+    WHEN _ndcg_p_error(p, _duckdb_ndcg_fdd554f6bb := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_fdd554f6bb := true) IS NULL
+         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
+        _ndcg_weighted_sum(_ndcg_ranking(marked::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true),
+                           k, ties, 'geometric', p, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_rbp IS 'duckdb_ndcg: _ndcg_rbp(marked, rnk, p, k, ties, tie_key): aggregate, the rank-biased weight of the marked'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
 -- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
 -- in \n or \r\n, even mixed in one file (strict_mode = false).
-CREATE OR REPLACE MACRO _ndcg_read_fields(path) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_read_fields(path, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 SELECT line_no, fields
 FROM (
     SELECT row_number() OVER () AS line_no,
@@ -1578,19 +2118,25 @@ FROM (
 WHERE len(fields) > 0{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE _ndcg_read_fields IS 'duckdb_ndcg: _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
 -- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
-CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
+CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
         error('duckdb_ndcg: threshold must be a finite number, got '
               || coalesce(threshold::VARCHAR, 'NULL'))
     WHEN rel IS NULL THEN 0
-    WHEN NOT isfinite(_ndcg_number(rel, 'rel')) THEN
+    WHEN NOT isfinite(_ndcg_number(rel, 'rel', _duckdb_ndcg_fdd554f6bb := true)) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN _ndcg_number(rel, 'rel') >= threshold THEN 1
+    WHEN _ndcg_number(rel, 'rel', _duckdb_ndcg_fdd554f6bb := true) >= threshold THEN 1
     ELSE 0
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_relevant IS 'duckdb_ndcg: _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0, NULL (unjudged) is 0,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key) -> {m, in_order, groups}
@@ -1600,15 +2146,18 @@ END{% endraw %}{%- endset -%}
 -- relevant rows before them (ties 'average', _ndcg_tie_groups). The ranking of hit rate,
 -- reciprocal rank, average precision, R-precision and bpref; rnk is checked to be a number first.
 -- Example: SELECT _ndcg_relevant_ranking(rel, rnk, 10, 1, 'average', NULL).groups FROM run;
-CREATE OR REPLACE MACRO _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key) AS
-CASE WHEN _ndcg_type_error(rnk, 'rnk') IS NULL
-          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+CREATE OR REPLACE MACRO _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_fdd554f6bb := true) IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
     list_transform(
-        [_ndcg_ranking(_ndcg_relevant(rel, threshold)::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties,
-                       tie_key)],
+        [_ndcg_ranking(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties,
+                       tie_key, _duckdb_ndcg_fdd554f6bb := true)],
         lambda r: {m: r.m, in_order: list_slice(r.in_order, 1, r.m),
-                   groups: CASE WHEN ties = 'average' THEN _ndcg_tie_groups(r) END})[1]
+                   groups: CASE WHEN ties = 'average' THEN _ndcg_tie_groups(r, _duckdb_ndcg_fdd554f6bb := true) END})[1]
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_relevant_ranking IS 'duckdb_ndcg: _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key) -> {m, in_order, groups}'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
@@ -1635,12 +2184,12 @@ END{% endraw %}{%- endset -%}
 -- Example: SELECT avg(ap) AS map FROM (SELECT average_precision(rel, rnk) AS ap FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                           tie_key := NULL, denominator := 'relevant',
-                                          empty_ideal := 0.0) AS
+                                          empty_ideal := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [CASE
         WHEN ties = 'key' THEN
             list_transform(
-                [(_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order],
+                [(_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)).in_order],
                 lambda h: {sum: list_sum(list_transform(
                                list_filter(list_transform(h, lambda hit, p: CASE WHEN hit = 1 THEN p END),
                                            lambda p: p IS NOT NULL),
@@ -1648,23 +2197,26 @@ list_transform(
                            hits: list_count(list_filter(h, lambda hit: hit = 1))::DOUBLE,
                            retrieved: NULL::DOUBLE})[1]
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
-                lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m),
-                           hits: _ndcg_expected_hits(r.groups, r.m),
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)],
+                lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m, _duckdb_ndcg_fdd554f6bb := true),
+                           hits: _ndcg_expected_hits(r.groups, r.m, _duckdb_ndcg_fdd554f6bb := true),
                            -- the count divided by is random when the group straddling the cut
                            -- holds relevant and other rows
                            retrieved: CASE WHEN denominator = 'retrieved'
                                             AND coalesce(list_bool_or(list_transform(r.groups,
                                                 lambda g: g.c > 0 AND g.c < g.n
                                                           AND g.s + g.n - 1 > r.m)), false)
-                                      THEN _ndcg_expected_ap_retrieved(r.groups, r.m) END})[1]
+                                      THEN _ndcg_expected_ap_retrieved(r.groups, r.m, _duckdb_ndcg_fdd554f6bb := true) END})[1]
     END],
     lambda a: _ndcg_empty(
         coalesce(a.retrieved,
                  coalesce(a.sum / nullif(_ndcg_denominator(
                      denominator, ['relevant', 'min_k', 'retrieved'],
-                     sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k), a.hits), 0), 0.0)),
-        sum(_ndcg_relevant(rel, threshold)), empty_ideal))[1]{% endraw %}{%- endset -%}
+                     sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), a.hits, _duckdb_ndcg_fdd554f6bb := true), 0), 0.0)),
+        sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), empty_ideal, _duckdb_ndcg_fdd554f6bb := true))[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO average_precision IS 'duckdb_ndcg: average_precision(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- err(rel, rnk, k := NULL, max_grade := 4, ties := 'average', tie_key := NULL) -> DOUBLE
@@ -1692,7 +2244,7 @@ list_transform(
 --         'key': equal rnk broken by tie_key descending (trec_eval's order).
 -- Example: SELECT avg(e) FROM (SELECT err(rel, rnk, 20) AS e FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO err(rel, rnk, k := NULL, max_grade := 4, ties := 'average',
-                            tie_key := NULL) AS
+                            tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN coalesce(NOT (TRY_CAST(max_grade AS DOUBLE) > 0
                        AND isfinite(TRY_CAST(max_grade AS DOUBLE))), true) THEN
@@ -1703,19 +2255,19 @@ CASE
               || ', got ' || CASE WHEN max(TRY_CAST(rel AS DOUBLE)) > max_grade
                                   THEN max(TRY_CAST(rel AS DOUBLE))
                                   ELSE min(TRY_CAST(rel AS DOUBLE)) END::VARCHAR)
-    WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL
-         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key) IS NULL THEN
+    WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_fdd554f6bb := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_fdd554f6bb := true) IS NULL
+         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
         -- the ranking of the rows' stop probabilities R (0 for unjudged and grade-0 rows)
         list_transform(
             [_ndcg_ranking(CASE WHEN TRY_CAST(rel AS DOUBLE) > 0
                                 THEN (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0) / pow(2.0, max_grade)
                                 ELSE 0.0 END,
-                           TRY_CAST(rnk AS DOUBLE), k, ties, tie_key)],
+                           TRY_CAST(rnk AS DOUBLE), k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)],
             -- its tie groups bound once, for ties 'average'
             lambda rk: list_transform([{m: rk.m, in_order: list_slice(rk.in_order, 1, rk.m),
                                         rows: rk.rows, keys: rk.keys,
                                         groups: CASE WHEN ties = 'average'
-                                                     THEN _ndcg_tie_groups(rk) END}],
+                                                     THEN _ndcg_tie_groups(rk, _duckdb_ndcg_fdd554f6bb := true) END}],
             lambda r: CASE
                 -- a tie group before the cut holding a row that may stop the user and another
                 -- row: the expectation over its orders; otherwise the order is known
@@ -1727,7 +2279,7 @@ CASE
                         r.groups,
                         list_transform(list_filter(r.rows, lambda x: x.r IS NOT NULL),
                                        lambda x: {r: x.r, t: 1.0 - x.g}),
-                        r.m)
+                        r.m, _duckdb_ndcg_fdd554f6bb := true)
                 -- every row that may stop the user is alone in its tie group (or ties 'key'):
                 -- the known order, as (position, R) of those rows
                 WHEN ties = 'average' THEN
@@ -1735,11 +2287,14 @@ CASE
                         -- a group's stop row is the (a + 1)th stop row before the cut by key
                         lambda ts: _ndcg_err_in_order(list_transform(
                             list_filter(r.groups, lambda g: g.c > 0),
-                            lambda g: {q: g.s, r: ts[g.a + 1].g})))[1]
+                            lambda g: {q: g.s, r: ts[g.a + 1].g}), _duckdb_ndcg_fdd554f6bb := true))[1]
                 ELSE _ndcg_err_in_order(list_filter(
-                    list_transform(r.in_order, lambda x, q: {q: q, r: x}), lambda x: x.r > 0))
+                    list_transform(r.in_order, lambda x, q: {q: q, r: x}), lambda x: x.r > 0), _duckdb_ndcg_fdd554f6bb := true)
             END)[1])[1]
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO err IS 'duckdb_ndcg: err(rel, rnk, k := NULL, max_grade := 4, ties := ''average'', tie_key := NULL) -> DOUBLE'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
@@ -1753,12 +2308,15 @@ END{% endraw %}{%- endset -%}
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT query_id, f1_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                tie_key := NULL, empty_ideal := 0.0) AS
+                                tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
 _ndcg_empty(
-    coalesce(2.0 * _ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
-             / nullif(coalesce(_ndcg_checked_k(k), count(rnk)) + sum(_ndcg_relevant(rel, threshold)),
+    coalesce(2.0 * _ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true), rnk, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)
+             / nullif(coalesce(_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), count(rnk)) + sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)),
                       0), 0.0),
-    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), empty_ideal, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO f1_at_k IS 'duckdb_ndcg: f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
@@ -1773,17 +2331,20 @@ _ndcg_empty(
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT avg(hit) FROM (SELECT hit_rate(rel, rnk, 10) AS hit FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                 tie_key := NULL, empty_ideal := 0.0) AS
+                                 tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
-            CASE WHEN list_contains((_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order, 1)
+            CASE WHEN list_contains((_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)).in_order, 1)
                  THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
-                           lambda r: _ndcg_expected_hit(r.groups, r.m))[1]
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)],
+                           lambda r: _ndcg_expected_hit(r.groups, r.m, _duckdb_ndcg_fdd554f6bb := true))[1]
     END,
-    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), empty_ideal, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO hit_rate IS 'duckdb_ndcg: hit_rate(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL) -> DOUBLE
@@ -1794,9 +2355,12 @@ _ndcg_empty(
 -- number of returned rows. With ties = 'average' a tie group straddling k counts its mean.
 -- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                  tie_key := NULL) AS
-coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
-         / nullif(coalesce(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+                                  tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
+coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true), rnk, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)
+         / nullif(coalesce(_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO precision_at_k IS 'duckdb_ndcg: precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL) -> DOUBLE'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- r_precision(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL, empty_ideal := 0.0)
@@ -1809,22 +2373,25 @@ coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_ke
 --   empty_ideal  result when R = 0 (0.0, as trec_eval; NULL skips the query in avg()).
 -- Example: SELECT avg(rp) FROM (SELECT r_precision(rel, rnk) AS rp FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO r_precision(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL,
-                                    empty_ideal := 0.0) AS
+                                    empty_ideal := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             -- coalesce: a query that returned no row has no list, and no hit
             coalesce(list_count(list_filter(
                 list_slice(
-                    (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)).in_order,
-                    1, sum(_ndcg_relevant(rel, threshold))),
+                    (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)).in_order,
+                    1, sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true))),
                 lambda hit: hit = 1)), 0)::DOUBLE
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)],
                            lambda r: _ndcg_expected_hits(r.groups,
-                                                         sum(_ndcg_relevant(rel, threshold))))[1]
-    END / sum(_ndcg_relevant(rel, threshold)),
-    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+                                                         sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), _duckdb_ndcg_fdd554f6bb := true))[1]
+    END / sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)),
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), empty_ideal, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO r_precision IS 'duckdb_ndcg: r_precision(rel, rnk, threshold := 1, ties := ''average'', tie_key := NULL, empty_ideal := 0.0)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- rbp(rel, rnk, p := 0.8, k := NULL, threshold := 1, ties := 'average', tie_key := NULL)
@@ -1839,8 +2406,11 @@ _ndcg_empty(
 --         expectation over tied orders); 'key': tie_key descending.
 -- Example: SELECT avg(r) FROM (SELECT rbp(rel, rnk, p := 0.9) AS r FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO rbp(rel, rnk, p := 0.8, k := NULL, threshold := 1, ties := 'average',
-                            tie_key := NULL) AS
-_ndcg_rbp(_ndcg_relevant(rel, threshold), rnk, p, k, ties, tie_key){% endraw %}{%- endset -%}
+                            tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
+_ndcg_rbp(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true), rnk, p, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO rbp IS 'duckdb_ndcg: rbp(rel, rnk, p := 0.8, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
@@ -1853,13 +2423,16 @@ _ndcg_rbp(_ndcg_relevant(rel, threshold), rnk, p, k, ties, tie_key){% endraw %}{
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                               tie_key := NULL, denominator := 'relevant', empty_ideal := 0.0) AS
+                               tie_key := NULL, denominator := 'relevant', empty_ideal := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
 _ndcg_empty(
-    coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold), rnk, k, ties, tie_key)
+    coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true), rnk, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)
              / nullif(_ndcg_denominator(denominator, ['relevant', 'min_k'],
-                                        sum(_ndcg_relevant(rel, threshold)), _ndcg_checked_k(k),
-                                        NULL), 0), 0.0),
-    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+                                        sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true),
+                                        NULL, _duckdb_ndcg_fdd554f6bb := true), 0), 0.0),
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), empty_ideal, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO recall_at_k IS 'duckdb_ndcg: recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average', tie_key := NULL,
@@ -1873,31 +2446,36 @@ _ndcg_empty(
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT avg(rr) AS mrr FROM (SELECT reciprocal_rank(rel, rnk) AS rr FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                        tie_key := NULL, empty_ideal := 0.0) AS
+                                        tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             coalesce(1.0 / list_position(
-                (_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)).in_order, 1),
+                (_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)).in_order, 1),
                 0.0)
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key)],
-                           lambda r: _ndcg_expected_rr(r.groups, r.m))[1]
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)],
+                           lambda r: _ndcg_expected_rr(r.groups, r.m, _duckdb_ndcg_fdd554f6bb := true))[1]
     END,
-    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), empty_ideal, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO reciprocal_rank IS 'duckdb_ndcg: reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
 --                          score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
---                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade)
+--                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade,
+--                          judged := false)
 --   -> TABLE(_key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
 --            recall_at_k, f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision,
---            err, rbp DOUBLE)
+--            err, rbp, judged_at_k DOUBLE)
 -- _ndcg_report_rows with the family metrics of ndcg_report and ndcg_summary (internal): each
 -- named metric is its aggregate over the ranking's judged run (_ndcg_report_rows' _judged list,
 -- unnested) grouped by (ranking, cutoff), with the report's ties (tie_key: the item), threshold,
 -- empty_ideal and max_grade; a metric not named is NULL (a constant CASE: DuckDB drops its
--- aggregate). Kept apart from the engine so that compare_rankers, compare_summary and ab_summary
+-- aggregate); judged_at_k is the engine's column (judged := true or named in metrics: see
+-- _ndcg_report_rows). Kept apart from the engine so that compare_rankers, compare_summary and ab_summary
 -- do not bind (plan) these aggregates.
 -- With only ndcg named (the default) the family is not even bound: the result is one of two
 -- CTEs, _ndcg_only (the engine's rows, the family columns NULL) or _ndcg_family, picked by name
@@ -1909,20 +2487,20 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, 
                                                  item_col, position_col, score_col, ties, gain,
                                                  log_base, empty_ideal, duplicates, event_col,
                                                  mapping, collapse, time_col, unknown, metrics,
-                                                 threshold, max_grade) AS TABLE
+                                                 threshold, max_grade, judged := false, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
     FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
                            mapping, collapse, time_col, unknown, metrics := metrics,
-                           threshold := threshold, max_grade := max_grade)
+                           threshold := threshold, max_grade := max_grade, judged := judged, _duckdb_ndcg_fdd554f6bb := true)
 ),
 _ndcg_only AS NOT MATERIALIZED (
     SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant,
            NULL::DOUBLE AS precision_at_k, NULL::DOUBLE AS recall_at_k, NULL::DOUBLE AS f1_at_k,
            NULL::DOUBLE AS hit_rate, NULL::DOUBLE AS reciprocal_rank,
            NULL::DOUBLE AS average_precision, NULL::DOUBLE AS r_precision, NULL::DOUBLE AS err,
-           NULL::DOUBLE AS rbp
+           NULL::DOUBLE AS rbp, judged_at_k
     FROM _ndcg_engine
 ),
 _ndcg_family AS NOT MATERIALIZED (
@@ -1933,31 +2511,31 @@ _ndcg_family AS NOT MATERIALIZED (
            any_value(relevant) AS relevant,
            CASE WHEN list_contains(metrics, 'precision_at_k') THEN
                precision_at_k(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                              tie_key := _j.i)
+                              tie_key := _j.i, _duckdb_ndcg_fdd554f6bb := true)
            END::DOUBLE AS precision_at_k,
            CASE WHEN list_contains(metrics, 'recall_at_k') THEN
                recall_at_k(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                           tie_key := _j.i, empty_ideal := empty_ideal)
+                           tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_fdd554f6bb := true)
            END::DOUBLE AS recall_at_k,
            CASE WHEN list_contains(metrics, 'f1_at_k') THEN
                f1_at_k(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                       tie_key := _j.i, empty_ideal := empty_ideal)
+                       tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_fdd554f6bb := true)
            END::DOUBLE AS f1_at_k,
            CASE WHEN list_contains(metrics, 'hit_rate') THEN
                hit_rate(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                        tie_key := _j.i, empty_ideal := empty_ideal)
+                        tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_fdd554f6bb := true)
            END::DOUBLE AS hit_rate,
            CASE WHEN list_contains(metrics, 'reciprocal_rank') THEN
                reciprocal_rank(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                               tie_key := _j.i, empty_ideal := empty_ideal)
+                               tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_fdd554f6bb := true)
            END::DOUBLE AS reciprocal_rank,
            CASE WHEN list_contains(metrics, 'average_precision') THEN
                average_precision(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                                 tie_key := _j.i, empty_ideal := empty_ideal)
+                                 tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_fdd554f6bb := true)
            END::DOUBLE AS average_precision,
            CASE WHEN list_contains(metrics, 'r_precision') THEN
                r_precision(_j.rel, _j.rnk, threshold := threshold, ties := ties,
-                           tie_key := _j.i, empty_ideal := empty_ideal)
+                           tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_fdd554f6bb := true)
            END::DOUBLE AS r_precision,
            CASE WHEN list_contains(metrics, 'err') THEN
                CASE WHEN max(_j.rel) > _max_grade THEN
@@ -1966,32 +2544,36 @@ _ndcg_family AS NOT MATERIALIZED (
                               || ' (pass max_grade := <number> at least the largest grade; '
                               || 'collapse ''sum'' adds grades up)')
                     ELSE err(_j.rel, _j.rnk, _k, max_grade := _max_grade, ties := ties,
-                             tie_key := _j.i)
+                             tie_key := _j.i, _duckdb_ndcg_fdd554f6bb := true)
                END
            END::DOUBLE AS err,
            CASE WHEN list_contains(metrics, 'rbp') THEN
                rbp(_j.rel, _j.rnk, k := _k, threshold := threshold, ties := ties,
-                   tie_key := _j.i)
-           END::DOUBLE AS rbp
+                   tie_key := _j.i, _duckdb_ndcg_fdd554f6bb := true)
+           END::DOUBLE AS rbp,
+           any_value(judged_at_k) AS judged_at_k
     FROM (
         -- one row per row of the judged run (one, _j NULL, when no family metric is named)
         SELECT * EXCLUDE (_judged), unnest(coalesce(_judged, [NULL])) AS _j
         FROM _ndcg_engine
     ),
-    (SELECT _ndcg_report_max_grade(max_grade, mapping) AS _max_grade)
+    (SELECT _ndcg_report_max_grade(max_grade, mapping, _duckdb_ndcg_fdd554f6bb := true) AS _max_grade)
     GROUP BY _key, _k, _max_grade
 )
 -- the same columns either way, picked by the condition under which _ndcg_report_rows builds
 -- the judged runs
 SELECT *
-FROM query_table(CASE WHEN _ndcg_report_has_family(metrics) THEN '_ndcg_family'
+FROM query_table(CASE WHEN _ndcg_report_has_family(metrics, _duckdb_ndcg_fdd554f6bb := true) THEN '_ndcg_family'
                       ELSE '_ndcg_only' END){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE _ndcg_report_metric_rows IS 'duckdb_ndcg: _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_sorted_quantile(sorted, q): the q-quantile of an ascending non-empty list with linear
 -- interpolation between order statistics (quantile_cont, numpy's 'linear' / Hyndman-Fan type 7),
 -- for a q that need not be a constant (internal).
-CREATE OR REPLACE MACRO _ndcg_sorted_quantile(sorted, q) AS
+CREATE OR REPLACE MACRO _ndcg_sorted_quantile(sorted, q, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [(len(sorted) - 1) * q::DOUBLE],
     lambda h: sorted[floor(h)::BIGINT + 1]
@@ -1999,12 +2581,15 @@ list_transform(
                                   - sorted[floor(h)::BIGINT + 1]))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_sorted_quantile IS 'duckdb_ndcg: _ndcg_sorted_quantile(sorted, q): the q-quantile of an ascending non-empty list with linear'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_subset_sums(weights): for a list of non-negative integer weights, the number of subsets
 -- with each total: element t + 1 counts the subsets summing to t (internal; the exact null
 -- distribution of Wilcoxon's signed-rank statistic, sign flips of the ranks). Dynamic
 -- programming over the weights, exact in DOUBLE up to 2^53 subsets. The list elements are
 -- DOUBLE[] like the accumulator (DuckDB 1.5 requires it).
-CREATE OR REPLACE MACRO _ndcg_subset_sums(weights) AS
+CREATE OR REPLACE MACRO _ndcg_subset_sums(weights, _duckdb_ndcg_fdd554f6bb := true) AS
 list_reduce(
     -- the start value [1.0] leads the list, not a third argument: DuckDB 1.4/1.5's list_reduce
     -- with a start value mixes rows up when the lists' lengths differ
@@ -2015,6 +2600,9 @@ list_reduce(
                   + CASE WHEN t >= w[1]::BIGINT THEN acc[t - w[1]::BIGINT + 1] ELSE 0.0 END)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_subset_sums IS 'duckdb_ndcg: _ndcg_subset_sums(weights): for a list of non-negative integer weights, the number of subsets'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_t_test(estimate, se, df, conf): the two-sided t-test of estimate = 0 with standard error
 -- se and df degrees of freedom, and its conf t-interval (internal; paired_ttest and welch_ttest)
 --   -> STRUCT(t, p_value, ci_low, ci_high DOUBLE)
@@ -2022,9 +2610,9 @@ list_reduce(
 -- (_ndcg_t_quantile). Degenerate input, never NaN or infinity: se or df NULL (too few values)
 -- gives all NULL; se = 0 (constant differences) gives t NULL, p_value 1 when estimate = 0 else 0,
 -- and the interval [estimate, estimate].
-CREATE OR REPLACE MACRO _ndcg_t_test(estimate, se, df, conf) AS
+CREATE OR REPLACE MACRO _ndcg_t_test(estimate, se, df, conf, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
-    [{e: estimate::DOUBLE, se: se::DOUBLE, df: df::DOUBLE, conf: _ndcg_checked_conf(conf)}],
+    [{e: estimate::DOUBLE, se: se::DOUBLE, df: df::DOUBLE, conf: _ndcg_checked_conf(conf, _duckdb_ndcg_fdd554f6bb := true)}],
     lambda s: CASE
         WHEN s.se IS NULL OR s.e IS NULL THEN
             {t: NULL::DOUBLE, p_value: NULL::DOUBLE, ci_low: NULL::DOUBLE, ci_high: NULL::DOUBLE}
@@ -2034,10 +2622,13 @@ list_transform(
         WHEN s.df IS NULL OR NOT s.df > 0 THEN
             {t: NULL::DOUBLE, p_value: NULL::DOUBLE, ci_low: NULL::DOUBLE, ci_high: NULL::DOUBLE}
         ELSE list_transform(
-            [_ndcg_t_quantile((1.0 + s.conf) / 2.0, s.df) * s.se],
-            lambda half: {t: s.e / s.se, p_value: 2.0 * _ndcg_t_cdf(-abs(s.e / s.se), s.df),
+            [_ndcg_t_quantile((1.0 + s.conf) / 2.0, s.df, _duckdb_ndcg_fdd554f6bb := true) * s.se],
+            lambda half: {t: s.e / s.se, p_value: 2.0 * _ndcg_t_cdf(-abs(s.e / s.se), s.df, _duckdb_ndcg_fdd554f6bb := true),
                           ci_low: s.e - half, ci_high: s.e + half})[1]
     END)[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_t_test IS 'duckdb_ndcg: _ndcg_t_test(estimate, se, df, conf): the two-sided t-test of estimate = 0 with standard error'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_trec_lines(path, kind) -> TABLE(query_id, item_id, value DOUBLE)
@@ -2048,7 +2639,7 @@ list_transform(
 -- filter, which the optimiser cannot prune): the field count, a value that is not a finite number,
 -- an item given twice for one query (naming both lines). With several bad lines, the error names
 -- the first.
-CREATE OR REPLACE MACRO _ndcg_trec_lines(path, kind) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_trec_lines(path, kind, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 SELECT query_id, item_id, value
 FROM (
     SELECT *, arg_min(problem, line_no) FILTER (WHERE problem IS NOT NULL) OVER () AS first_problem
@@ -2076,10 +2667,13 @@ FROM (
                                        ', ')
                     || ')'
             END AS problem
-        FROM _ndcg_read_fields(path)
+        FROM _ndcg_read_fields(path, _duckdb_ndcg_fdd554f6bb := true)
     )
 )
 WHERE CASE WHEN first_problem IS NULL THEN true ELSE error('duckdb_ndcg: ' || first_problem) END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE _ndcg_trec_lines IS 'duckdb_ndcg: _ndcg_trec_lines(path, kind) -> TABLE(query_id, item_id, value DOUBLE)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[], alpha := 0.05)
@@ -2095,13 +2689,16 @@ WHERE CASE WHEN first_problem IS NULL THEN true ELSE error('duckdb_ndcg: ' || fi
 --   alpha   reject = the hypothesis is rejected at family-wise (holm, bonferroni) or false
 --           discovery (bh) rate alpha, with statsmodels' comparisons.
 -- m, the family size, counts the non-NULL p-values; a NULL p-value gets NULL p_adjusted and
--- reject. A p-value outside [0, 1], an unknown method, alpha outside (0, 1] or a name in `by`
+-- reject. A table that already has p_adjusted or reject columns (a compare_summary result
+-- corrected again, by k or with another method) gets them replaced, not repeated as
+-- p_adjusted_1; the table's own columns are carried as one row value, so no column of it can
+-- be taken for one of the macro's working columns (_p, _m, ...). A p-value outside [0, 1], an unknown method, alpha outside (0, 1] or a name in `by`
 -- that is not a column are errors.
 -- Example: SELECT * FROM p_adjust('results', method := 'bh', by := ['k']);
 CREATE OR REPLACE MACRO p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[],
-                                 alpha := 0.05) AS TABLE
+                                 alpha := 0.05, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_keyed AS (
-    SELECT *,
+    SELECT struct_pack(*COLUMNS(lambda c: c NOT IN ('p_adjusted', 'reject') OR c = p_col)) AS _row,
            to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = p_col))) AS _fam_cols,
            COLUMNS(lambda c: c = p_col)::DOUBLE AS _p
     FROM query_table(tbl)
@@ -2132,7 +2729,7 @@ _ndcg_adjusted AS (
            w_down AS (PARTITION BY _fam, _p IS NULL ORDER BY _j
                       ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)
 )
-SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_reject),
+SELECT unnest(_row),
        CASE
            WHEN method IS NULL OR method NOT IN ('holm', 'bonferroni', 'bh') THEN
                error('duckdb_ndcg: method must be ''holm'', ''bonferroni'' or ''bh'', got '
@@ -2159,6 +2756,9 @@ SELECT * EXCLUDE (_fam_cols, _p, _fam, _j, _m, _holm, _holm_keep, _bh, _bh_rejec
 FROM _ndcg_adjusted{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE p_adjust IS 'duckdb_ndcg: p_adjust(tbl, p_col := ''p_value'', method := ''holm'', by := []::VARCHAR[], alpha := 0.05)'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- welch_ttest(value, is_b, conf := 0.95)
 --   -> STRUCT(n_a, n_b BIGINT, mean_a, mean_b, mean_diff, t, df, p_value, ci_low, ci_high DOUBLE,
 --             dropped BIGINT)  [aggregate]
@@ -2169,41 +2769,55 @@ FROM _ndcg_adjusted{% endraw %}{%- endset -%}
 -- Rows with a NULL value or is_b are dropped (`dropped` counts them). Degenerate input (never
 -- NaN): fewer than 2 values in an arm gives NULL t, df, p_value, interval; both arms constant
 -- gives t NULL, p_value 1 when the means are equal (else 0) and the interval
--- [mean_diff, mean_diff].
+-- [mean_diff, mean_diff]. Sums are centred (_ndcg_moments): a large common offset of the values
+-- costs no precision.
+-- A NaN or infinite value (is_b not NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT device, unnest(welch_ttest(ndcg, arm = 'new')) FROM per_query GROUP BY device;
-CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95) AS
+CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
-    [{n_a: count(CASE WHEN NOT is_b THEN value END), n_b: count(CASE WHEN is_b THEN value END),
-      mean_a: avg(CASE WHEN NOT is_b THEN value END)::DOUBLE,
-      mean_b: avg(CASE WHEN is_b THEN value END)::DOUBLE,
-      va: (var_samp(CASE WHEN NOT is_b THEN value END)
-           / count(CASE WHEN NOT is_b THEN value END))::DOUBLE,
-      vb: (var_samp(CASE WHEN is_b THEN value END)
-           / count(CASE WHEN is_b THEN value END))::DOUBLE,
-      dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)}],
+    -- each arm's values as a list, centred before summing (_ndcg_moments): values near 1e12 lost
+    -- the p-value's 4th digit to avg and var_samp; finite ones only (NaN: dropped's check)
+    [{ma: _ndcg_moments(coalesce(list(value::DOUBLE) FILTER (WHERE NOT is_b AND isfinite(value)),
+                                 []::DOUBLE[]), _duckdb_ndcg_fdd554f6bb := true),
+      mb: _ndcg_moments(coalesce(list(value::DOUBLE) FILTER (WHERE is_b AND isfinite(value)),
+                                 []::DOUBLE[]), _duckdb_ndcg_fdd554f6bb := true),
+      dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)
+               + _ndcg_checked_finite(
+                   count(*) FILTER (WHERE is_b IS NOT NULL AND NOT isfinite(value)),
+                   'welch_ttest', 'value', _duckdb_ndcg_fdd554f6bb := true)}],
     lambda s: list_transform(
-        [{df: (s.va + s.vb) * (s.va + s.vb)
-              / nullif(s.va * s.va / (s.n_a - 1) + s.vb * s.vb / (s.n_b - 1), 0)}],
-        lambda w: list_transform(
-            [_ndcg_t_test(s.mean_b - s.mean_a, sqrt(s.va + s.vb), w.df, conf)],
-            lambda r: {n_a: s.n_a, n_b: s.n_b, mean_a: s.mean_a, mean_b: s.mean_b,
-                       mean_diff: s.mean_b - s.mean_a, t: r.t,
-                       df: CASE WHEN s.va + s.vb > 0 THEN w.df END::DOUBLE,
-                       p_value: r.p_value, ci_low: r.ci_low, ci_high: r.ci_high,
-                       dropped: s.dropped})[1])[1])[1]{% endraw %}{%- endset -%}
+        [{va: s.ma.var / s.ma.n, vb: s.mb.var / s.mb.n,
+          -- the shifts' difference is exact when they are close; the rests carry the remainder
+          diff: (s.mb.shift - s.ma.shift) + (s.mb.rest - s.ma.rest)}],
+        lambda v: list_transform(
+            [{df: (v.va + v.vb) * (v.va + v.vb)
+                  / nullif(v.va * v.va / (s.ma.n - 1) + v.vb * v.vb / (s.mb.n - 1), 0)}],
+            lambda w: list_transform(
+                [_ndcg_t_test(v.diff, sqrt(v.va + v.vb), w.df, conf, _duckdb_ndcg_fdd554f6bb := true)],
+                lambda r: {n_a: s.ma.n, n_b: s.mb.n,
+                           mean_a: (s.ma.shift + s.ma.rest)::DOUBLE,
+                           mean_b: (s.mb.shift + s.mb.rest)::DOUBLE,
+                           mean_diff: v.diff::DOUBLE, t: r.t,
+                           df: CASE WHEN v.va + v.vb > 0 THEN w.df END::DOUBLE,
+                           p_value: r.p_value, ci_low: r.ci_low, ci_high: r.ci_high,
+                           dropped: s.dropped})[1])[1])[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO welch_ttest IS 'duckdb_ndcg: welch_ttest(value, is_b, conf := 0.95)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- ab_summary(rankings, events, arm_col, k := 10, baseline := NULL, slice_by := [], conf := 0.95,
 --            correction := 'holm', alpha := 0.05, ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, arm, baseline VARCHAR, queries_a, queries_b BIGINT,
 --            mean_a, mean_b, mean_diff, ci_low, ci_high, p_value, p_adjusted DOUBLE,
---            reject BOOLEAN)
+--            reject BOOLEAN, test, correction VARCHAR)
 -- An online A/B test: one rankings table holding every arm (column arm_col), so each arm has its
 -- own queries. One row per (slice, cutoff, arm other than the baseline): Welch's t-test
 -- (welch_ttest) of the arm's per-query NDCG@k (B) against the baseline arm's (A) in the same
 -- slice, mean_diff = mean_b - mean_a with its conf t-interval, and p-values corrected across
 -- all rows of the result (correction 'holm', 'bonferroni', 'bh' as p_adjust, or 'none';
--- reject = p_adjusted <= alpha in that sense). Arms are compared as text.
+-- reject = p_adjusted <= alpha in that sense; test is 'welch' and correction the one used, so a
+-- row says how it was computed). Arms are compared as text.
 --   baseline  the arm_col value of the control arm: required; an error when no row has it.
 -- The per-query NDCG is ndcg_report's with slice_by + [arm_col] (same parameters).
 -- Example: SELECT * FROM ab_summary('impressions', 'events', 'variant', baseline := 'control',
@@ -2216,15 +2830,15 @@ CREATE OR REPLACE MACRO ab_summary(rankings, events, arm_col, k := 10, baseline 
                                    ties := 'average', gain := 'linear', log_base := 2,
                                    empty_ideal := 0.0, duplicates := 'error',
                                    event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                   time_col := NULL, unknown := 'error') AS TABLE
+                                   time_col := NULL, unknown := 'error', _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_ab_rows AS (
     SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
     FROM (
-        SELECT unnest(_key), _k AS k, ndcg AS _ndcg
+        SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal, _duckdb_ndcg_fdd554f6bb := true) AS _ndcg
         FROM _ndcg_report_rows(rankings, events, k, list_concat(slice_by, [arm_col]), query_col,
                                item_col, position_col, score_col, ties, gain, log_base,
                                empty_ideal, duplicates, event_col, mapping, collapse, time_col,
-                               unknown)
+                               unknown, _duckdb_ndcg_fdd554f6bb := true)
     )
 ),
 _ndcg_ab_arms AS (
@@ -2243,7 +2857,7 @@ _ndcg_ab_arms AS (
 _ndcg_ab_tests AS (
     SELECT COLUMNS(lambda c: c NOT IN [query_col, arm_col, '_ndcg', '_arm', '_treatment']),
            _treatment AS arm,
-           welch_ttest(_ndcg, _arm = _treatment, conf := conf) AS _w
+           welch_ttest(_ndcg, _arm = _treatment, conf := conf, _duckdb_ndcg_fdd554f6bb := true) AS _w
     FROM _ndcg_ab_rows JOIN _ndcg_ab_arms ON _arm IN (_treatment, baseline::VARCHAR)
     GROUP BY ALL
 ),
@@ -2256,11 +2870,15 @@ SELECT COLUMNS(lambda c: c NOT IN ['_w', 'p_value', 'p_adjusted', 'reject', 'arm
        _w.n_a AS queries_a, _w.n_b AS queries_b, _w.mean_a, _w.mean_b, _w.mean_diff, _w.ci_low,
        _w.ci_high, p_value,
        CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
-       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject
+       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
+       'welch' AS test, correction::VARCHAR AS correction
 FROM p_adjust('_ndcg_ab_p', p_col := 'p_value',
-              method := _ndcg_correction_method(correction),
-              alpha := alpha)
+              method := _ndcg_correction_method(correction, _duckdb_ndcg_fdd554f6bb := true),
+              alpha := alpha, _duckdb_ndcg_fdd554f6bb := true)
 ORDER BY ALL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE ab_summary IS 'duckdb_ndcg: ab_summary(rankings, events, arm_col, k := 10, baseline := NULL, slice_by := [], conf := 0.95,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42)
@@ -2272,28 +2890,36 @@ ORDER BY ALL{% endraw %}{%- endset -%}
 -- scipy.stats.bootstrap(method='percentile') computes them (the two differ by Monte-Carlo error:
 -- other random numbers).
 --   resamples  number of resamples (cost: resamples x n draws per group).
---   seed       any integer or text: the same data and seed give the same interval. Draw i of
+--   seed       any integer or text (NULL is an error): the same data and seed give the same
+--              interval. Draw i of
 --              resample r is hash('seed:r:i') modulo n (_ndcg_draw) into the group's sorted
 --              differences: independent across queries and resamples, independent of row order.
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n = 0 gives NULLs; n = 1 or all
 -- differences equal gives the interval [mean_diff, mean_diff].
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(bootstrap_ci(ndcg_b, ndcg_a, conf := 0.9)) FROM per_query;
-CREATE OR REPLACE MACRO bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42) AS
+CREATE OR REPLACE MACRO bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
-      r: _ndcg_checked_resamples(resamples), conf: _ndcg_checked_conf(conf),
-      dropped: count(*) - count(b - a)}],
+      r: _ndcg_checked_resamples(resamples, _duckdb_ndcg_fdd554f6bb := true), seed: _ndcg_checked_seed(seed, _duckdb_ndcg_fdd554f6bb := true),
+      conf: _ndcg_checked_conf(conf, _duckdb_ndcg_fdd554f6bb := true),
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'bootstrap_ci', 'b and a', _duckdb_ndcg_fdd554f6bb := true)}],
     lambda s: list_transform(
         [CASE WHEN len(s.d) > 0 THEN list_sort(list_transform(
              range(1, s.r + 1),
              lambda r: list_avg(list_transform(
                  range(1, len(s.d) + 1),
-                 lambda i: s.d[(_ndcg_draw(seed, r, i) % len(s.d)::UBIGINT)::BIGINT + 1]))))
+                 lambda i: s.d[(_ndcg_draw(s.seed, r, i, _duckdb_ndcg_fdd554f6bb := true) % len(s.d)::UBIGINT)::BIGINT + 1]))))
          END],
         lambda means: {n: len(s.d)::BIGINT, mean_diff: list_avg(s.d)::DOUBLE,
-                       ci_low: _ndcg_sorted_quantile(means, (1.0 - s.conf) / 2.0)::DOUBLE,
-                       ci_high: _ndcg_sorted_quantile(means, (1.0 + s.conf) / 2.0)::DOUBLE,
+                       ci_low: _ndcg_sorted_quantile(means, (1.0 - s.conf) / 2.0, _duckdb_ndcg_fdd554f6bb := true)::DOUBLE,
+                       ci_high: _ndcg_sorted_quantile(means, (1.0 + s.conf) / 2.0, _duckdb_ndcg_fdd554f6bb := true)::DOUBLE,
                        dropped: s.dropped})[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO bootstrap_ci IS 'duckdb_ndcg: bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- bpref(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL, empty_ideal := 0.0)
@@ -2309,40 +2935,43 @@ list_transform(
 --   empty_ideal  result when R = 0 (0.0; NULL skips the query in avg()).
 -- Example: SELECT avg(b) FROM (SELECT bpref(rel, rnk) AS b FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO bpref(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL,
-                              empty_ideal := 0.0) AS
+                              empty_ideal := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             list_transform(
-                [{rel: (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key)).in_order,
+                [{rel: (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)).in_order,
                   non: (_ndcg_relevant_ranking(
-                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
-                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)).in_order}],
+                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true) = 0
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)).in_order}],
                 -- one tie group per position: the groups' counts come from the same merge
                 lambda h: _ndcg_bpref_sum(
                     _ndcg_tie_groups({
                         m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
                         rows: list_transform(list_filter(range(1, len(h.rel) + 1),
                                                          lambda i: h.rel[i] = 1),
-                                             lambda i: {r: i, g: 1.0})}),
+                                             lambda i: {r: i, g: 1.0})}, _duckdb_ndcg_fdd554f6bb := true),
                     _ndcg_tie_groups({
                         m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
                         rows: list_transform(list_filter(range(1, len(h.rel) + 1),
                                                          lambda i: h.non[i] = 1),
-                                             lambda i: {r: i, g: 1.0})}),
-                    sum(_ndcg_relevant(rel, threshold)),
-                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
+                                             lambda i: {r: i, g: 1.0})}, _duckdb_ndcg_fdd554f6bb := true),
+                    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)),
+                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true) = 0), _duckdb_ndcg_fdd554f6bb := true))[1]
         ELSE
             list_transform(
-                [{rel: _ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key),
+                [{rel: _ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true),
                   non: _ndcg_relevant_ranking(
-                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold) = 0
-                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key)}],
+                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true) = 0
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)}],
                 lambda r: _ndcg_bpref_sum(
-                    r.rel.groups, r.non.groups, sum(_ndcg_relevant(rel, threshold)),
-                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold) = 0)))[1]
-    END / sum(_ndcg_relevant(rel, threshold)),
-    sum(_ndcg_relevant(rel, threshold)), empty_ideal){% endraw %}{%- endset -%}
+                    r.rel.groups, r.non.groups, sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)),
+                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true) = 0), _duckdb_ndcg_fdd554f6bb := true))[1]
+    END / sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)),
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_fdd554f6bb := true)), empty_ideal, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO bpref IS 'duckdb_ndcg: bpref(rel, rnk, threshold := 1, ties := ''average'', tie_key := NULL, empty_ideal := 0.0)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, negative := 'error')
@@ -2352,11 +2981,14 @@ _ndcg_empty(
 -- for each of its positions up to k.
 -- Example: SELECT query_id, cg(rel, rnk, 6) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
-                           negative := 'error') AS
-CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+                           negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_fdd554f6bb := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
     _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
-              'none', NULL, negative)
+              'none', NULL, negative, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO cg IS 'duckdb_ndcg: cg(rel, rnk, k := NULL, gain := ''linear'', ties := ''average'', tie_key := NULL, negative := ''error'')'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [], query_set := 'both',
@@ -2385,13 +3017,13 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         empty_ideal := 0.0, duplicates := 'error',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
-                                        unknown := 'error') AS TABLE
+                                        unknown := 'error', _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_pairs AS (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
     FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
                              query_col, item_col, position_col, score_col, ties, gain, log_base,
                              empty_ideal, duplicates, event_col, mapping, collapse, time_col,
-                             unknown)
+                             unknown, _duckdb_ndcg_fdd554f6bb := true)
 ),
 _ndcg_totals AS (
     -- one hash aggregate per (slice, cutoff) for every count: the rows the query set leaves
@@ -2411,6 +3043,9 @@ WHERE _in
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE compare_rankers IS 'duckdb_ndcg: compare_rankers(rankings_a, rankings_b, events, k := 10, slice_by := [], query_set := ''both'','{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- paired_ttest(b, a, conf := 0.95)
 --   -> STRUCT(n BIGINT, mean_a, mean_b, mean_diff, sd_diff, t, df, p_value, ci_low, ci_high,
 --             effect_size DOUBLE, dropped BIGINT)  [aggregate]
@@ -2422,22 +3057,33 @@ ORDER BY ALL{% endraw %}{%- endset -%}
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n counts the pairs used.
 -- Degenerate input (never NaN): n < 2 gives NULL t, df, p_value, interval; all differences equal
 -- (sd_diff = 0) gives t NULL, p_value 1 when they are all 0 (else 0) and the interval
--- [mean_diff, mean_diff]. The p-value is exact: the regularized incomplete beta function
+-- [mean_diff, mean_diff]. Sums are centred (_ndcg_moments), so a large common offset of the
+-- differences costs no precision. The p-value is exact: the regularized incomplete beta function
 -- evaluated in SQL (sql/internal/_ndcg_betainc.sql), no normal approximation.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(paired_ttest(ndcg_b, ndcg_a)) FROM per_query;
-CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95) AS
+CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
-    [{n: count(b - a), mean_a: avg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
-      mean_b: avg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE, mean_diff: avg(b - a)::DOUBLE,
-      sd_diff: stddev_samp(b - a)::DOUBLE, dropped: count(*) - count(b - a)}],
+    -- the differences as a list, centred before summing (_ndcg_moments); finite ones only: a NaN
+    -- is an error (dropped's check)
+    [{m: _ndcg_moments(coalesce(list((b - a)::DOUBLE) FILTER (WHERE isfinite(b - a)),
+                                []::DOUBLE[]), _duckdb_ndcg_fdd554f6bb := true),
+      mean_a: favg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
+      mean_b: favg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE,
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'paired_ttest', 'b and a', _duckdb_ndcg_fdd554f6bb := true)}],
     lambda s: list_transform(
-        [_ndcg_t_test(s.mean_diff, s.sd_diff / sqrt(s.n), s.n - 1, conf)],
-        lambda r: {n: s.n, mean_a: s.mean_a, mean_b: s.mean_b, mean_diff: s.mean_diff,
-                   sd_diff: s.sd_diff, t: r.t,
-                   df: CASE WHEN s.n >= 2 THEN s.n - 1.0 END::DOUBLE,
+        [_ndcg_t_test(s.m.shift + s.m.rest, sqrt(s.m.var / s.m.n), s.m.n - 1, conf, _duckdb_ndcg_fdd554f6bb := true)],
+        lambda r: {n: s.m.n, mean_a: s.mean_a, mean_b: s.mean_b,
+                   mean_diff: (s.m.shift + s.m.rest)::DOUBLE, sd_diff: sqrt(s.m.var)::DOUBLE,
+                   t: r.t, df: CASE WHEN s.m.n >= 2 THEN s.m.n - 1.0 END::DOUBLE,
                    p_value: r.p_value, ci_low: r.ci_low, ci_high: r.ci_high,
-                   effect_size: (s.mean_diff / nullif(s.sd_diff, 0))::DOUBLE,
+                   effect_size: ((s.m.shift + s.m.rest) / nullif(sqrt(s.m.var), 0))::DOUBLE,
                    dropped: s.dropped})[1])[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO paired_ttest IS 'duckdb_ndcg: paired_ttest(b, a, conf := 0.95)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- randomization_test(b, a, resamples := 10000, seed := 42)
@@ -2449,29 +3095,46 @@ list_transform(
 -- Monte-Carlo p-value that is never 0; within its Monte-Carlo error of the exact test that
 -- enumerates all 2^n flips). Ties within 1e-12 relative count as reaching the observed value.
 --   resamples  number of random sign-flip vectors (cost: resamples x n draws per group).
---   seed       any integer or text: the same data and seed give the same p-value. A draw is the
+--   seed       any integer or text (NULL is an error): the same data and seed give the same
+--              p-value. A draw is the
 --              top bit of hash('seed:resample:i') (_ndcg_draw), i the position of d among the
 --              group's sorted differences, so draws are independent across queries and resamples
 --              and do not depend on row order.
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n = 0 gives NULL mean_diff and
 -- p_value; all differences 0 gives p_value 1.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(randomization_test(ndcg_b, ndcg_a, resamples := 100000)) FROM per_query;
-CREATE OR REPLACE MACRO randomization_test(b, a, resamples := 10000, seed := 42) AS
+CREATE OR REPLACE MACRO randomization_test(b, a, resamples := 10000, seed := 42, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
-      r: _ndcg_checked_resamples(resamples), dropped: count(*) - count(b - a)}],
+      r: _ndcg_checked_resamples(resamples, _duckdb_ndcg_fdd554f6bb := true), seed: _ndcg_checked_seed(seed, _duckdb_ndcg_fdd554f6bb := true),
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'randomization_test', 'b and a', _duckdb_ndcg_fdd554f6bb := true)}],
     lambda s: {n: len(s.d)::BIGINT,
                mean_diff: list_avg(s.d)::DOUBLE,
-               p_value: CASE WHEN len(s.d) > 0 THEN
-                   (1.0 + len(list_filter(
-                       range(1, s.r + 1),
-                       lambda r: abs(list_sum(list_transform(
-                                     s.d,
-                                     lambda x, i: CASE WHEN _ndcg_draw(seed, r, i) >> 63 = 1
-                                                       THEN -x ELSE x END)))
-                                 >= abs(list_sum(s.d)) * (1.0 - 1e-12))))
-                   / (1.0 + s.r) END::DOUBLE,
+               -- the resamples in chunks of about 65,536 draws (c resamples of n), counted one
+               -- chunk at a time by list_reduce: memory holds one chunk, not a list of every
+               -- resample (1.9 GB at 1e8 resamples, outside memory_limit: lists are not
+               -- buffer-managed); the same draws as one list, so the same p-value
+               p_value: CASE WHEN len(s.d) > 0 THEN list_transform(
+                   [greatest(1, 65536 // len(s.d))::BIGINT],
+                   lambda c: (1.0 + list_reduce(
+                       -- the start value 0 leads the list (DuckDB 1.4/1.5's list_reduce mixes
+                       -- rows up with a third argument); then the chunks' first resamples
+                       list_concat([0]::BIGINT[], range(1, s.r + 1, c)),
+                       lambda hits, first: hits + len(list_filter(
+                           range(first, least(first + c, s.r + 1)),
+                           lambda r: abs(list_sum(list_transform(
+                                         s.d,
+                                         lambda x, i: CASE WHEN _ndcg_draw(s.seed, r, i, _duckdb_ndcg_fdd554f6bb := true) >> 63 = 1
+                                                           THEN -x ELSE x END)))
+                                     >= abs(list_sum(s.d)) * (1.0 - 1e-12)))))
+                       / (1.0 + s.r))[1] END::DOUBLE,
                dropped: s.dropped})[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO randomization_test IS 'duckdb_ndcg: randomization_test(b, a, resamples := 10000, seed := 42)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- sign_test(b, a) -> STRUCT(n, wins, losses BIGINT, p_value DOUBLE, dropped BIGINT)  [aggregate]
@@ -2481,18 +3144,24 @@ list_transform(
 -- scipy.stats.binomtest(wins, n, 0.5).pvalue. The binomial CDF is exact, the regularized
 -- incomplete beta I_{1/2}(n - k, k + 1) (sql/internal/_ndcg_betainc.sql).
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n = 0 gives p_value 1.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(sign_test(ndcg_b, ndcg_a)) FROM per_query;
-CREATE OR REPLACE MACRO sign_test(b, a) AS
+CREATE OR REPLACE MACRO sign_test(b, a, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [{wins: count(CASE WHEN b > a THEN 1 END), losses: count(CASE WHEN b < a THEN 1 END),
-      dropped: count(*) - count(b - a)}],
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'sign_test', 'b and a', _duckdb_ndcg_fdd554f6bb := true)}],
     lambda s: {n: s.wins + s.losses, wins: s.wins, losses: s.losses,
                p_value: CASE WHEN s.wins = s.losses THEN 1.0
                              ELSE least(1.0, 2.0 * _ndcg_betainc(
                                  greatest(s.wins, s.losses)::DOUBLE,
-                                 least(s.wins, s.losses) + 1.0, 0.5, 0.5))
+                                 least(s.wins, s.losses) + 1.0, 0.5, 0.5, _duckdb_ndcg_fdd554f6bb := true))
                         END::DOUBLE,
                dropped: s.dropped})[1]{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO sign_test IS 'duckdb_ndcg: sign_test(b, a) -> STRUCT(n, wins, losses BIGINT, p_value DOUBLE, dropped BIGINT)  [aggregate]'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- wilcoxon_test(b, a)
@@ -2511,13 +3180,16 @@ list_transform(
 --             sizes of tied groups, p = 2 P(Z > |z|), no continuity correction.
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n counts the pairs used. All
 -- differences 0 (or n = 0) gives statistic 0 and p_value 1.
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(wilcoxon_test(ndcg_b, ndcg_a)) FROM per_query;
-CREATE OR REPLACE MACRO wilcoxon_test(b, a) AS
+CREATE OR REPLACE MACRO wilcoxon_test(b, a, _duckdb_ndcg_fdd554f6bb := true) AS
 list_transform(
     [{n: count(b - a), zeros: count(CASE WHEN b - a = 0 THEN 1 END),
       sorted: list_sort(coalesce(list(abs(b - a)) FILTER (WHERE b - a <> 0), []::DOUBLE[])),
       d: coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a <> 0), []::DOUBLE[]),
-      dropped: count(*) - count(b - a)}],
+      dropped: count(*) - count(b - a)
+               + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
+                                      'wilcoxon_test', 'b and a', _duckdb_ndcg_fdd554f6bb := true)}],
     lambda s: list_transform(
         [{m: len(s.d)::DOUBLE,
           -- R+ with tied ranks averaged: positives placed first within each tie group, then
@@ -2539,7 +3211,7 @@ list_transform(
                                [_ndcg_subset_sums(list_transform(
                                    s.sorted,
                                    lambda x: list_position(s.sorted, x)
-                                             + r.m + 1 - list_position(list_reverse(s.sorted), x)))],
+                                             + r.m + 1 - list_position(list_reverse(s.sorted), x)), _duckdb_ndcg_fdd554f6bb := true)],
                                lambda c: least(1.0, 2.0 * least(
                                    list_sum(c[1:(2.0 * r.r_plus)::BIGINT + 1]),
                                    list_sum(c[(2.0 * r.r_plus)::BIGINT + 1:]))
@@ -2550,23 +3222,32 @@ list_transform(
                                   r.starts,
                                   lambda st, g: pow(coalesce(r.starts[g + 1], len(s.sorted) + 1) - st, 3)
                                                 - (coalesce(r.starts[g + 1], len(s.sorted) + 1) - st)))
-                              / 2.0) / 24.0))
+                              / 2.0) / 24.0), _duckdb_ndcg_fdd554f6bb := true)
                    END::DOUBLE,
                    method: CASE WHEN s.n <= 13 OR (s.n <= 50 AND s.zeros = 0 AND len(r.starts) = r.m)
                                 THEN 'exact' ELSE 'normal' END,
                    zeros: s.zeros, dropped: s.dropped})[1])[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO wilcoxon_test IS 'duckdb_ndcg: wilcoxon_test(b, a)'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- win_tie_loss(b, a, eps := 0.0) -> STRUCT(wins, ties, losses, dropped BIGINT)  [aggregate]
 -- How many queries B wins (b - a > eps), ties (|b - a| <= eps) and loses (a - b > eps) against A
--- over a group's rows, one row per query. Rows where a or b is NULL are dropped (`dropped` counts
--- them).
+-- over a group's rows, one row per query. eps is a finite number >= 0 (else an error naming it).
+-- Rows where a or b is NULL are dropped (`dropped` counts them).
+-- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(win_tie_loss(ndcg_b, ndcg_a, eps := 1e-9)) FROM per_query;
-CREATE OR REPLACE MACRO win_tie_loss(b, a, eps := 0.0) AS
-{wins: count(CASE WHEN b - a > eps THEN 1 END),
- ties: count(CASE WHEN abs(b - a) <= eps THEN 1 END),
- losses: count(CASE WHEN a - b > eps THEN 1 END),
- dropped: count(*) - count(b - a)}{% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO win_tie_loss(b, a, eps := 0.0, _duckdb_ndcg_fdd554f6bb := true) AS
+{wins: count(CASE WHEN b - a > _ndcg_checked_eps(eps, _duckdb_ndcg_fdd554f6bb := true) THEN 1 END),
+ ties: count(CASE WHEN abs(b - a) <= _ndcg_checked_eps(eps, _duckdb_ndcg_fdd554f6bb := true) THEN 1 END),
+ losses: count(CASE WHEN a - b > _ndcg_checked_eps(eps, _duckdb_ndcg_fdd554f6bb := true) THEN 1 END),
+ dropped: count(*) - count(b - a)
+          + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)), 'win_tie_loss',
+                                 'b and a', _duckdb_ndcg_fdd554f6bb := true)}{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO win_tie_loss IS 'duckdb_ndcg: win_tie_loss(b, a, eps := 0.0) -> STRUCT(wins, ties, losses, dropped BIGINT)  [aggregate]'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- compare_summary(rankings_a, rankings_b, events, k := 10, slice_by := [], test := 't',
@@ -2574,20 +3255,28 @@ CREATE OR REPLACE MACRO win_tie_loss(b, a, eps := 0.0) AS
 --                 missing := 'zero', eps := 0.0, resamples := 10000, seed := 42,
 --                 ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_a, mean_b, mean_diff, ci_low,
---            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, wins, ties, losses,
---            queries_filled, queries_dropped BIGINT)
+--            ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, test, correction VARCHAR,
+--            wins, ties, losses, queries_filled, queries_dropped BIGINT, judged_a, judged_b DOUBLE)
 -- Is B better than A? One row per (slice, cutoff) over the per-query NDCG that compare_rankers
 -- lists (same query_set, missing and report parameters; aggregated directly, without its
 -- windows): the means, mean_diff = mean_b - mean_a, its conf t-interval [ci_low, ci_high]
 -- (paired_ttest), the two-sided p-value of `test`, the p-values corrected across all rows of
--- the result, and B's wins, ties and losses (|diff| <= eps is a tie).
+-- the result (test and correction name the two, so a row says how it was computed), and B's
+-- wins, ties and losses (|diff| <= eps is a tie).
 --   test        't' (paired_ttest), 'wilcoxon' (wilcoxon_test), 'sign' (sign_test),
 --               'randomization' (randomization_test with resamples and seed; costs
 --               resamples x queries per row).
 --   correction  'holm', 'bonferroni', 'bh' (p_adjust; one family: every row of the result) or
 --               'none'; reject = p_adjusted <= alpha in that sense.
 -- queries_filled and queries_dropped are compare_rankers' counts (queries one ranker did not show,
--- scored 0 for it, or left out).
+-- scored 0 for it, or left out). When the rankers both showed fewer than half of the queries
+-- either showed in a (slice, cutoff), whatever query_set, the result is an error: that is an A/B
+-- test (each query served by one arm), for Welch's unpaired test (ab_summary) instead.
+-- judged_a and judged_b are each ranker's mean judged@k over the compared queries it showed: the
+-- share of its first k items that the events judge (an event of a graded type, 0 included, for
+-- that query and item; ndcg_report's judged_at_k). An offline replay's items never shown to anyone
+-- are unjudged and score 0 as if seen and ignored, so a low share means the verdict rests on
+-- guesses (evaluate() and the CLI warn below 0.9).
 -- Example: SELECT * FROM compare_summary('ranker_a', 'ranker_b', 'events', k := [5, 10],
 --                                        slice_by := ['device']);
 CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
@@ -2601,27 +3290,38 @@ CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
                                         empty_ideal := 0.0, duplicates := 'error',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
-                                        unknown := 'error') AS TABLE
+                                        unknown := 'error', _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_compare_rows AS (
     -- aggregates over the per-query pairs (no windows); a pair the query set leaves out is seen
     -- as NULL by the tests (dropped) and counted in queries_dropped
-    SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in']),
-           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf) AS _t,
+    SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in',
+                                       '_qkey', '_kcut', '_judged_a', '_judged_b']),
+           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf, _duckdb_ndcg_fdd554f6bb := true) AS _t,
            -- the other tests see NULL pairs (nothing to do) unless chosen
-           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a).p_value
+           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a, _duckdb_ndcg_fdd554f6bb := true).p_value
                AS _wilcoxon,
-           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a).p_value AS _sign,
+           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a, _duckdb_ndcg_fdd554f6bb := true).p_value AS _sign,
            randomization_test(CASE WHEN _in AND test = 'randomization' THEN _ndcg_b END, _ndcg_a,
-                              resamples := resamples, seed := seed).p_value AS _randomization,
-           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps) AS _wtl,
+                              resamples := resamples, seed := seed, _duckdb_ndcg_fdd554f6bb := true).p_value AS _randomization,
+           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps, _duckdb_ndcg_fdd554f6bb := true) AS _wtl,
            count(_filled) FILTER (WHERE _in) AS queries_filled,
-           count(*) FILTER (WHERE NOT _in) AS queries_dropped
+           count(*) FILTER (WHERE NOT _in)
+               -- fewer than half of the queries shown by both: an error naming the A/B path
+               + _ndcg_checked_overlap(count(*) FILTER (WHERE _filled IS NULL), count(*),
+                                       any_value(_qkey), query_col, any_value(_kcut), _duckdb_ndcg_fdd554f6bb := true)
+               AS queries_dropped,
+           avg(_judged_a) FILTER (WHERE _in) AS judged_a,
+           avg(_judged_b) FILTER (WHERE _in) AS judged_b
     FROM (
-        SELECT unnest(_key), _k AS k, ndcg_a AS _ndcg_a, ndcg_b AS _ndcg_b, filled AS _filled, _in
+        SELECT unnest(_key), _k AS k,
+               _ndcg_checked_score(ndcg_a, _key, _k, empty_ideal, _duckdb_ndcg_fdd554f6bb := true) AS _ndcg_a,
+               _ndcg_checked_score(ndcg_b, _key, _k, empty_ideal, _duckdb_ndcg_fdd554f6bb := true) AS _ndcg_b,
+               filled AS _filled, _in, _key AS _qkey, _k AS _kcut,
+               judged_a AS _judged_a, judged_b AS _judged_b
         FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
                                  query_col, item_col, position_col, score_col, ties, gain,
                                  log_base, empty_ideal, duplicates, event_col, mapping, collapse,
-                                 time_col, unknown)
+                                 time_col, unknown, judged := true, _duckdb_ndcg_fdd554f6bb := true)
     )
     GROUP BY ALL
 ),
@@ -2642,15 +3342,20 @@ _ndcg_compare_tests AS (
 )
 SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', 'ci_low',
                                    'ci_high', 'p_value', 'p_adjusted', 'reject', 'wins', '_ties',
-                                   'losses', 'queries_filled', 'queries_dropped']),
+                                   'losses', 'queries_filled', 'queries_dropped', 'judged_a',
+                                   'judged_b']),
        queries, mean_a, mean_b, mean_diff, ci_low, ci_high, p_value,
        CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
        CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
-       wins, _ties AS ties, losses, queries_filled, queries_dropped
+       test::VARCHAR AS test, correction::VARCHAR AS correction,
+       wins, _ties AS ties, losses, queries_filled, queries_dropped, judged_a, judged_b
 FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
-              method := _ndcg_correction_method(correction),
-              alpha := alpha)
+              method := _ndcg_correction_method(correction, _duckdb_ndcg_fdd554f6bb := true),
+              alpha := alpha, _duckdb_ndcg_fdd554f6bb := true)
 ORDER BY ALL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE compare_summary IS 'duckdb_ndcg: compare_summary(rankings_a, rankings_b, events, k := 10, slice_by := [], test := ''t'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
@@ -2665,11 +3370,14 @@ ORDER BY ALL{% endraw %}{%- endset -%}
 --             'key': equal rnk broken by tie_key descending (trec_eval's rule for equal scores).
 -- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
-                            log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+                            log_base := 2, negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_fdd554f6bb := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
     _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
-              'log', log_base, negative)
+              'log', log_base, negative, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO dcg IS 'duckdb_ndcg: dcg(rel, rnk, k := NULL, gain := ''linear'', ties := ''average'', tie_key := NULL, log_base := 2,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- discounted_gain(rel, rnk, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
@@ -2680,12 +3388,15 @@ END{% endraw %}{%- endset -%}
 --   FROM ranked;
 -- rnk must be a position (1, 2, 3, ...): use row_number() first when it is a score.
 CREATE OR REPLACE MACRO discounted_gain(rel, rnk, gain := 'linear', log_base := 2,
-                                        negative := 'error') AS
+                                        negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
 CASE
     WHEN rnk IS NULL OR rnk < 1 OR rnk <> floor(rnk) THEN
         error('duckdb_ndcg: rnk must be a position 1, 2, 3, ..., got ' || coalesce(rnk::VARCHAR, 'NULL'))
-    ELSE _ndcg_gain(rel, gain, negative) / _ndcg_discount(rnk, log_base)
+    ELSE _ndcg_gain(rel, gain, negative, _duckdb_ndcg_fdd554f6bb := true) / _ndcg_discount(rnk, log_base, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO discounted_gain IS 'duckdb_ndcg: discounted_gain(rel, rnk, gain := ''linear'', log_base := 2, negative := ''error'') -> DOUBLE'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- event_match(rankings, events, query_col := 'query_id', item_col := 'item_id',
@@ -2699,12 +3410,12 @@ END{% endraw %}{%- endset -%}
 -- Example: SELECT * FROM event_match('shown', 'events');
 CREATE OR REPLACE MACRO event_match(rankings, events, query_col := 'query_id',
                                     item_col := 'item_id', event_col := 'event_type',
-                                    mapping := NULL, sample := 10000) AS TABLE
+                                    mapping := NULL, sample := 10000, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_graded AS (
     SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
     FROM (
         SELECT * FROM query_table(events)
-        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) > 0
+        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping, _duckdb_ndcg_fdd554f6bb := true) > 0
         LIMIT sample
     )
 ),
@@ -2719,6 +3430,9 @@ SELECT count(*) AS sampled,
 FROM _ndcg_graded{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE event_match IS 'duckdb_ndcg: event_match(rankings, events, query_col := ''query_id'', item_col := ''item_id'','{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- event_relevance(events, query_col := 'query_id', item_col := 'item_id', event_col := 'event_type',
 --                 mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error')
 --   -> TABLE(query_id, item_id, rel DOUBLE)
@@ -2731,32 +3445,43 @@ FROM _ndcg_graded{% endraw %}{%- endset -%}
 --              mapping := (SELECT map(list(event_type), list(grade)) FROM my_mapping).
 --   collapse   how the events of one (query, item) become one grade: 'max' (best action), 'sum'
 --              (grades add up), 'last' (grade of the latest event by time_col; equal times keep
---              the higher grade; a NULL time counts as earlier than every time).
+--              the higher grade; a NULL time counts as earlier than every time). Any other
+--              value (NULL, 'mean', 'MAX': choices are exact) is an error, whatever unknown is.
 --   time_col   name of the timestamp column; needed by collapse := 'last' only, and must be a
 --              date, time, timestamp or number (text would compare alphabetically).
 --   unknown    'error': an event type the mapping lacks is an error listing every such type;
 --              'ignore': such rows are dropped (a (query, item) with only unknown events is left
 --              out, so it is not judged).
--- NULL query or item keys are an error; a NULL event type is an unknown type.
+-- A NULL query key is an error. An event without an item (a search-level event such as
+-- search_refine) is dropped when its type's grade is 0 or the type is ignored (unknown :=
+-- 'ignore'), and is an error when its type has another grade; evaluate() and the CLI warn with
+-- the number dropped (in SQL: count the events whose item is NULL). A NULL event type is an
+-- unknown type.
 -- Example: SELECT * FROM event_relevance('events', mapping := MAP {'click': 1, 'order': 5});
 CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_col := 'item_id',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
-                                        unknown := 'error') AS TABLE
+                                        unknown := 'error', _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse,
-                                    time_col, unknown, false){% endraw %}{%- endset -%}
+                                    time_col, unknown, false, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE event_relevance IS 'duckdb_ndcg: event_relevance(events, query_col := ''query_id'', item_col := ''item_id'', event_col := ''event_type'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE  [aggregate]
 -- Ideal DCG@k of a group: the DCG of its judged grades (non-NULL rel) sorted best first, cut at k
 -- (NULL = every judged row).
 -- Example: SELECT query_id, idcg(rel, 10) FROM qrels GROUP BY query_id;
-CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') AS
-CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL
-          AND _ndcg_grade_error(TRY_CAST(rel AS DOUBLE), gain, negative) IS NULL THEN
-    _ndcg_weighted_list(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k), gain),
-                        _ndcg_checked_k(k), 'log', log_base)
+CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_fdd554f6bb := true) IS NULL
+          AND _ndcg_grade_error(TRY_CAST(rel AS DOUBLE), gain, negative, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
+    _ndcg_weighted_list(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k, _duckdb_ndcg_fdd554f6bb := true), gain, _duckdb_ndcg_fdd554f6bb := true),
+                        _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), 'log', log_base, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO idcg IS 'duckdb_ndcg: idcg(rel, k := NULL, gain := ''linear'', log_base := 2, negative := ''error'') -> DOUBLE  [aggregate]'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL) -> DOUBLE  [aggregate]
@@ -2765,9 +3490,12 @@ END{% endraw %}{%- endset -%}
 -- when nothing was returned. With ties = 'average' a tie group straddling k counts its expected
 -- share of judged rows; 'key': tie_key descending.
 -- Example: SELECT avg(j) FROM (SELECT judged_at_k(rel, rnk, 10) AS j FROM judged_run GROUP BY query_id);
-CREATE OR REPLACE MACRO judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL) AS
-coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties, tie_key)
-         / nullif(least(_ndcg_checked_k(k), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
+coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)
+         / nullif(least(_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO judged_at_k IS 'duckdb_ndcg: judged_at_k(rel, rnk, k := NULL, ties := ''average'', tie_key := NULL) -> DOUBLE  [aggregate]'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_cg(rels, k := NULL, gain := 'linear', negative := 'error') -> DOUBLE
@@ -2777,9 +3505,12 @@ coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, tie
 --   gain      'linear' | 'exponential' (2^rel - 1) | MAP from grade to gain.
 --   negative  'error' | 'zero'.
 -- Example: SELECT list_cg([3, 2, 3, 0, 1, 2]);  -- 11
-CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error') AS
-_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                    _ndcg_checked_k(k), 'none', NULL){% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_fdd554f6bb := true)),
+                    _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), 'none', NULL, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO list_cg IS 'duckdb_ndcg: list_cg(rels, k := NULL, gain := ''linear'', negative := ''error'') -> DOUBLE'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_dcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
@@ -2790,9 +3521,12 @@ _ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)
 --   log_base  base of the discount logarithm (2).
 -- Example: SELECT list_dcg([3, 2, 3, 0, 1, 2]);  -- 6.861
 CREATE OR REPLACE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2,
-                                 negative := 'error') AS
-_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)),
-                    _ndcg_checked_k(k), 'log', log_base){% endraw %}{%- endset -%}
+                                 negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_fdd554f6bb := true)),
+                    _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), 'log', log_base, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO list_dcg IS 'duckdb_ndcg: list_dcg(rels, k := NULL, gain := ''linear'', log_base := 2, negative := ''error'') -> DOUBLE'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_idcg(rels, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE
@@ -2800,9 +3534,12 @@ _ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative)
 --   rels      every judged grade of the query, in any order.
 -- Example: SELECT list_idcg([3, 2, 2, 1]);  -- 5.6925
 CREATE OR REPLACE MACRO list_idcg(rels, k := NULL, gain := 'linear', log_base := 2,
-                                  negative := 'error') AS
-_ndcg_weighted_list(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative))),
-                    _ndcg_checked_k(k), 'log', log_base){% endraw %}{%- endset -%}
+                                  negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+_ndcg_weighted_list(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_fdd554f6bb := true))),
+                    _ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), 'log', log_base, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO list_idcg IS 'duckdb_ndcg: list_idcg(rels, k := NULL, gain := ''linear'', log_base := 2, negative := ''error'') -> DOUBLE'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2, empty_ideal := 0.0,
@@ -2812,22 +3549,28 @@ _ndcg_weighted_list(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(
 --   k            cutoff. NULL cuts DCG and IDCG at len(rels) (the seeds' convention).
 --                An explicit k cuts both at k: DCG stops at the end of the list, IDCG takes
 --                the k best grades of `ideal` (trec_eval ndcg_cut.k).
---   ideal        every judged grade of the query, in any order; NULL = rels.
+--   ideal        every judged grade of the query, in any order; NULL = rels. It must cover rels:
+--                best first, each positive gain of rels at most ideal's at the same place (a
+--                superset of rels' grades does; zeros and NULLs of rels need not be in it), else
+--                an error naming ideal (_ndcg_ideal_error): a smaller ideal let NDCG exceed 1.
 --   empty_ideal  the result when IDCG is 0 (0.0; pass NULL so that avg() skips such queries).
 --   clamp_k      true cuts IDCG at least(k, len(rels)), as the seeds' code and Elasticsearch do.
 --   full_ideal   with k NULL, true takes IDCG over all of `ideal` (trec_eval ndcg, ir_measures nDCG).
 -- Example: SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1]);  -- 0.6048882832133625
 CREATE OR REPLACE MACRO list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2,
                                   empty_ideal := 0.0, clamp_k := false, full_ideal := false,
-                                  negative := 'error') AS
-coalesce(
-    list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative)
+                                  negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN ideal IS NULL OR _ndcg_ideal_error(rels, ideal, gain, negative, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN coalesce(
+    list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative, _duckdb_ndcg_fdd554f6bb := true)
     / nullif(_ndcg_weighted_list(
         list_reverse_sort(list_transform(coalesce(ideal, rels),
-                                         lambda r: _ndcg_gain(r, gain, negative))),
-        _ndcg_ideal_cut(_ndcg_checked_k(k), len(rels), clamp_k, full_ideal),
-        'log', log_base), 0),
-    empty_ideal){% endraw %}{%- endset -%}
+                                         lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_fdd554f6bb := true))),
+        _ndcg_ideal_cut(_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), len(rels), clamp_k, full_ideal, _duckdb_ndcg_fdd554f6bb := true),
+        'log', log_base, _duckdb_ndcg_fdd554f6bb := true), 0),
+    empty_ideal) END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO list_ndcg IS 'duckdb_ndcg: list_ndcg(rels, k := NULL, ideal := NULL, gain := ''linear'', log_base := 2, empty_ideal := 0.0,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -2840,18 +3583,21 @@ coalesce(
 -- Example: SELECT device, mean_average_precision(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1,
-                                               ties := 'average', tie_key := NULL) AS
+                                               ties := 'average', tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by average_precision itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT average_precision(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                                ties := ties, tie_key := _ndcg_row.tie_key) AS v
+                                ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_fdd554f6bb := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_fdd554f6bb := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO mean_average_precision IS 'duckdb_ndcg: mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1, ties := ''average'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -2865,18 +3611,21 @@ CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, th
 -- Example: SELECT device, mean_hit_rate(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1,
-                                      ties := 'average', tie_key := NULL) AS
+                                      ties := 'average', tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by hit_rate itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT hit_rate(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                       ties := ties, tie_key := _ndcg_row.tie_key) AS v
+                       ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_fdd554f6bb := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_fdd554f6bb := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO mean_hit_rate IS 'duckdb_ndcg: mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1, ties := ''average'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
@@ -2894,11 +3643,14 @@ CREATE OR REPLACE MACRO mean_hit_rate(query_id, rel, rnk, k := NULL, threshold :
 -- Example: SELECT query_id, ndcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                              log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
-                             negative := 'error') AS
-CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
+                             negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_fdd554f6bb := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
     _ndcg_ndcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
-               log_base, empty_ideal, clamp_k, full_ideal, negative)
+               log_base, empty_ideal, clamp_k, full_ideal, negative, _duckdb_ndcg_fdd554f6bb := true)
 END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO ndcg IS 'duckdb_ndcg: ndcg(rel, rnk, k := NULL, gain := ''linear'', ties := ''average'', tie_key := NULL, log_base := 2,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear', ties := 'average', tie_key := NULL,
@@ -2917,7 +3669,7 @@ END{% endraw %}{%- endset -%}
 -- Example: SELECT device, mean_ndcg(query_id, rel, rnk, 10) FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear', ties := 'average',
                                   tie_key := NULL, log_base := 2, empty_ideal := 0.0,
-                                  clamp_k := false, full_ideal := false, negative := 'error') AS
+                                  clamp_k := false, full_ideal := false, negative := 'error', _duckdb_ndcg_fdd554f6bb := true) AS
 (
     -- list(...) is an aggregate of the caller's group; the subquery unnests it and scores each
     -- query with ndcg itself, so both agree by construction (options, ties, checks and errors)
@@ -2925,12 +3677,15 @@ CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear',
     FROM (
         SELECT ndcg(_ndcg_row.rel, _ndcg_row.rnk, k, gain := gain, ties := ties,
                     tie_key := _ndcg_row.tie_key, log_base := log_base, empty_ideal := empty_ideal,
-                    clamp_k := clamp_k, full_ideal := full_ideal, negative := negative) AS v
+                    clamp_k := clamp_k, full_ideal := full_ideal, negative := negative, _duckdb_ndcg_fdd554f6bb := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_fdd554f6bb := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO mean_ndcg IS 'duckdb_ndcg: mean_ndcg(query_id, rel, rnk, k := 10, gain := ''linear'', ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -2943,18 +3698,21 @@ CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear',
 -- Example: SELECT device, mean_precision_at_k(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
-                                            ties := 'average', tie_key := NULL) AS
+                                            ties := 'average', tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by precision_at_k itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT precision_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                             ties := ties, tie_key := _ndcg_row.tie_key) AS v
+                             ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_fdd554f6bb := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_fdd554f6bb := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO mean_precision_at_k IS 'duckdb_ndcg: mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := ''average'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -2967,18 +3725,21 @@ CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, thres
 -- Example: SELECT device, mean_recall_at_k(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
-                                         ties := 'average', tie_key := NULL) AS
+                                         ties := 'average', tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by recall_at_k itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT recall_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                          ties := ties, tie_key := _ndcg_row.tie_key) AS v
+                          ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_fdd554f6bb := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_fdd554f6bb := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO mean_recall_at_k IS 'duckdb_ndcg: mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1, ties := ''average'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1, ties := 'average',
@@ -2991,38 +3752,57 @@ CREATE OR REPLACE MACRO mean_recall_at_k(query_id, rel, rnk, k := NULL, threshol
 -- Example: SELECT device, mean_reciprocal_rank(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1,
-                                             ties := 'average', tie_key := NULL) AS
+                                             ties := 'average', tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by reciprocal_rank itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT reciprocal_rank(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                              ties := ties, tie_key := _ndcg_row.tie_key) AS v
+                              ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_fdd554f6bb := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_fdd554f6bb := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+COMMENT ON MACRO mean_reciprocal_rank IS 'duckdb_ndcg: mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1, ties := ''average'','{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- ndcg_curve(tbl, max_k := 10, gain := 'linear', log_base := 2, query_col := 'query_id',
 --            rel_col := 'rel', rnk_col := 'rnk') -> TABLE(query_id, k BIGINT, ndcg DOUBLE)
--- NDCG@k for every k = 1..max_k and every query of table `tbl` (a name, quoted as in SQL when it
--- needs quotes), with the conventions of the ndcg aggregate (average ties, NULL rnk = judged but
--- not returned, NULL rel = unjudged). Column names are given as strings.
+-- NDCG@k for every k = 1..least(max_k, n) and every query of table `tbl` (a name, quoted as in SQL
+-- when it needs quotes), n the most rows of any query (returned or judged only): beyond n no
+-- query's NDCG@k changes, so a huge max_k costs no more than max_k := n. With the conventions of
+-- the ndcg aggregate (average ties, NULL rnk = judged but not returned, NULL rel = unjudged).
+-- Column names are given as strings.
 -- Example: SELECT k, avg(ndcg) FROM ndcg_curve('judged_run', max_k := 20) GROUP BY k ORDER BY k;
 CREATE OR REPLACE MACRO ndcg_curve(tbl, max_k := 10, gain := 'linear', log_base := 2,
-                                   query_col := 'query_id', rel_col := 'rel', rnk_col := 'rnk') AS TABLE
-SELECT query_id, cut.k, ndcg(rel, rnk, cut.k, gain := gain, log_base := log_base) AS ndcg
+                                   query_col := 'query_id', rel_col := 'rel', rnk_col := 'rnk', _duckdb_ndcg_fdd554f6bb := true) AS TABLE
+SELECT query_id, cut.k, ndcg(rel, rnk, cut.k, gain := gain, log_base := log_base, _duckdb_ndcg_fdd554f6bb := true) AS ndcg
 FROM (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = rel_col) AS rel,
            COLUMNS(lambda c: c = rnk_col) AS rnk
     FROM query_table(tbl)
 ) AS judged,
-range(1, _ndcg_checked_k(max_k) + 1) AS cut(k)
+(
+    -- the cutoffs: 1 .. least(max_k, the most rows of a query), one small list
+    SELECT unnest(range(1, least(CASE
+        WHEN max_k IS NULL THEN error('duckdb_ndcg: max_k must be a positive whole number, got NULL')
+        ELSE _ndcg_checked_k(max_k, _duckdb_ndcg_fdd554f6bb := true)
+    END, max(_ndcg_rows.n)) + 1)) AS k
+    FROM (
+        SELECT count(*) AS n
+        FROM (SELECT COLUMNS(lambda c: c = query_col) AS query_id FROM query_table(tbl))
+        GROUP BY query_id
+    ) AS _ndcg_rows
+) AS cut
 GROUP BY query_id, cut.k
 ORDER BY query_id, cut.k{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE ndcg_curve IS 'duckdb_ndcg: ndcg_curve(tbl, max_k := 10, gain := ''linear'', log_base := 2, query_col := ''query_id'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- ndcg_report(rankings, events, k := 10, slice_by := [], query_col := 'query_id',
@@ -3042,6 +3822,8 @@ ORDER BY query_id, cut.k{% endraw %}{%- endset -%}
 --                 graded item: trec_eval ndcg). A cutoff k cuts DCG and IDCG at k (ndcg_cut.k).
 --   slice_by      names of extra columns of `rankings` (day, device, variant): each (slice, query)
 --                 is its own ranking, judged by the same events (they join on query and item only).
+--                 A slice of the events (device, day) is added to the rankings per query in a
+--                 view first (README); evaluate() and the CLI do that themselves.
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
@@ -3049,11 +3831,15 @@ ORDER BY query_id, cut.k{% endraw %}{%- endset -%}
 --   duplicates    'error': an item shown twice among the rows a cutoff reads (those whose tie
 --                 group starts within the first max(k) + 1 positions of a (slice, query), all
 --                 when k is NULL) is an error naming it; a duplicate further down cannot change
---                 NDCG@k and just counts in `shown`; 'allow': every impression is a ranked row.
+--                 NDCG@k and just counts in `shown`; 'allow': every impression is a ranked row
+--                 that gains its item's grade, and the ideal (and `relevant`, and the family's
+--                 judged run) holds a graded item as often as the ranking shows it, at any
+--                 depth (a graded item never shown: once), so NDCG stays within [0, 1] and
+--                 shown_relevant <= relevant.
 --   metrics       a list naming some of 'ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k',
---                 'hit_rate', 'reciprocal_rank', 'average_precision', 'r_precision', 'err', 'rbp'
---                 (the aggregates' names; an unknown name, a name listed twice or an empty list is
---                 an error). The columns above are always there (ndcg among them); each family
+--                 'hit_rate', 'reciprocal_rank', 'average_precision', 'r_precision', 'err', 'rbp',
+--                 'judged_at_k' (the aggregates' names; an unknown name, a name listed twice or an
+--                 empty list is an error). The columns above are always there (ndcg among them); each family
 --                 metric named adds one DOUBLE column of its name after `relevant`, in the order
 --                 of that list whatever the order given. Each is exactly its aggregate over the
 --                 ranking's judged run: the shown rows with their grade (0 without events) in the
@@ -3063,7 +3849,13 @@ ORDER BY query_id, cut.k{% endraw %}{%- endset -%}
 --                 f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision: the value of
 --                 a query with no relevant graded item); the other options at the aggregates'
 --                 defaults (denominator 'relevant', rbp p = 0.8). r_precision has no cutoff: it is
---                 the same on every k row of a query.
+--                 the same on every k row of a query. judged_at_k is the share of the first
+--                 least(k, shown) rows (all when k is NULL) that are judged: an event of a type
+--                 the mapping grades names the (query, item), grade 0 included (an impression);
+--                 a tie group straddling k counts its expected share (ties := 'average'). It is
+--                 the judged_at_k aggregate over the FULL OUTER JOIN of the ranking with
+--                 event_relevance(events) (rel NULL: unjudged); an offline replay's items never
+--                 shown to anyone are unjudged, and NDCG scores them 0 all the same.
 --   threshold     grade >= threshold is relevant for the family (binary) metrics: any positive
 --                 number (default 1: a click; 3 with the default mapping: a purchase).
 --   max_grade     err's scale, stop probability (2^grade - 1) / 2^max_grade: 'mapping' (default)
@@ -3094,23 +3886,26 @@ CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::V
                                     empty_ideal := 0.0, duplicates := 'error',
                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
                                     time_col := NULL, unknown := 'error', metrics := ['ndcg'],
-                                    threshold := 1, max_grade := 'mapping') AS TABLE
+                                    threshold := 1, max_grade := 'mapping', _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 -- relevant, then the family columns named (COLUMNS keeps the engine's column order)
 SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
        COLUMNS(lambda c: c = 'relevant'
-                         OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(), c)
+                         OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(_duckdb_ndcg_fdd554f6bb := true), c)
                              AND coalesce(list_contains(metrics, c), false)))
 FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
                               score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
                               mapping, collapse, time_col, unknown, metrics, threshold,
-                              max_grade){% endraw %}{%- endset -%}
+                              max_grade, _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE ndcg_report IS 'duckdb_ndcg: ndcg_report(rankings, events, k := 10, slice_by := [], query_col := ''query_id'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
 --              threshold := 1, max_grade := 'mapping', ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
 --            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
---            shown_relevant, relevant BIGINT, ci_low, ci_high DOUBLE,
+--            shown_relevant, relevant BIGINT, ci_low, ci_high, mean_judged_at_k DOUBLE,
 --            <mean_<name> DOUBLE per family metric named>)
 -- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
 -- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
@@ -3121,9 +3916,13 @@ FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col
 -- relevant > 0 (or relevant = 0 for every query) means no graded event matched a shown item,
 -- usually ids written differently in the two tables. [ci_low, ci_high] is the conf t-interval of
 -- mean_ndcg (conf := 0.95; mean -/+ t quantile x stddev_samp / sqrt(n), NULL below 2 queries).
+-- mean_judged_at_k is the mean over the same queries of ndcg_report's judged_at_k: the share of
+-- a ranking's first k items that an event of the log grades (0 included); below 0.9 an offline
+-- replay ranks many items no user was shown, which score 0 as if seen and ignored.
 -- metrics, threshold, max_grade: as for ndcg_report; each family metric named adds
 -- mean_<name>, the mean over the same queries of ndcg_report's column (mean_precision_at_k,
--- mean_err, ...: the names of the BI measures), after ci_high in ndcg_report's order.
+-- mean_err, ...: the names of the BI measures), after mean_judged_at_k in ndcg_report's order
+-- (naming judged_at_k adds no column: its mean is always there).
 -- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
 CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                      query_col := 'query_id', item_col := 'item_id',
@@ -3133,14 +3932,15 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
                                      event_col := 'event_type', mapping := NULL, collapse := 'max',
                                      time_col := NULL, unknown := 'error', conf := 0.95,
                                      metrics := ['ndcg'], threshold := 1,
-                                     max_grade := 'mapping') AS TABLE
+                                     max_grade := 'mapping', _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 -- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
-SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(),
+SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(_duckdb_ndcg_fdd554f6bb := true),
                                                           lambda m: 'mean_' || m), c)
-                         OR c = 'mean_ndcg' OR coalesce(list_contains(metrics, c[6:]), false))
+                         OR c IN ('mean_ndcg', 'mean_judged_at_k')
+                         OR coalesce(list_contains(metrics, c[6:]), false))
 FROM (
 SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_relevant']
-                         AND NOT list_contains(list_transform(_ndcg_report_metrics(),
+                         AND NOT list_contains(list_transform(_ndcg_report_metrics(_duckdb_ndcg_fdd554f6bb := true),
                                                               lambda m: '_' || m), c)),
        count(*) AS queries,
        avg(_ndcg) AS mean_ndcg,
@@ -3148,8 +3948,9 @@ SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_rele
        avg(_ndcg) FILTER (WHERE _relevant > 0) AS mean_ndcg_with_relevant,
        sum(_shown_relevant)::BIGINT AS shown_relevant,
        sum(_relevant)::BIGINT AS relevant,
-       (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_low,
-       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf))::DOUBLE AS ci_high,
+       (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf, _duckdb_ndcg_fdd554f6bb := true))::DOUBLE AS ci_low,
+       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf, _duckdb_ndcg_fdd554f6bb := true))::DOUBLE AS ci_high,
+       avg(_judged_at_k) AS mean_judged_at_k,
        avg(_precision_at_k) AS mean_precision_at_k, avg(_recall_at_k) AS mean_recall_at_k,
        avg(_f1_at_k) AS mean_f1_at_k, avg(_hit_rate) AS mean_hit_rate,
        avg(_reciprocal_rank) AS mean_reciprocal_rank,
@@ -3160,15 +3961,18 @@ FROM (
            shown_relevant AS _shown_relevant, precision_at_k AS _precision_at_k,
            recall_at_k AS _recall_at_k, f1_at_k AS _f1_at_k, hit_rate AS _hit_rate,
            reciprocal_rank AS _reciprocal_rank, average_precision AS _average_precision,
-           r_precision AS _r_precision, err AS _err, rbp AS _rbp
+           r_precision AS _r_precision, err AS _err, rbp AS _rbp, judged_at_k AS _judged_at_k
     FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col,
                                   position_col, score_col, ties, gain, log_base, empty_ideal,
                                   duplicates, event_col, mapping, collapse, time_col, unknown,
-                                  metrics, threshold, max_grade)
+                                  metrics, threshold, max_grade, judged := true, _duckdb_ndcg_fdd554f6bb := true)
 )
 GROUP BY ALL
 )
 ORDER BY ALL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE ndcg_summary IS 'duckdb_ndcg: ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := [''ndcg''],'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- rbp_residual(rel, rnk, p := 0.8, k := NULL, ties := 'average', tie_key := NULL)
@@ -3179,9 +3983,15 @@ ORDER BY ALL{% endraw %}{%- endset -%}
 -- rows) (Moffat & Zobel; rbp + rbp_residual is the upper bound). Same p, k and ties as rbp.
 -- Example: SELECT rbp(rel, rnk), rbp_residual(rel, rnk) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO rbp_residual(rel, rnk, p := 0.8, k := NULL, ties := 'average',
-                                     tie_key := NULL) AS
-_ndcg_rbp(CASE WHEN rel IS NULL THEN 1 ELSE 0 END, rnk, p, k, ties, tie_key)
-+ pow(p::DOUBLE, least(_ndcg_checked_k(k), count(rnk))){% endraw %}{%- endset -%}
+                                     tie_key := NULL, _duckdb_ndcg_fdd554f6bb := true) AS
+-- p checked here too: with a NULL p the sum below is folded to NULL before _ndcg_rbp could object
+CASE WHEN _ndcg_p_error(p, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN
+    _ndcg_rbp(CASE WHEN rel IS NULL THEN 1 ELSE 0 END, rnk, p, k, ties, tie_key, _duckdb_ndcg_fdd554f6bb := true)
+    + pow(p::DOUBLE, least(_ndcg_checked_k(k, _duckdb_ndcg_fdd554f6bb := true), count(rnk)))
+END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO rbp_residual IS 'duckdb_ndcg: rbp_residual(rel, rnk, p := 0.8, k := NULL, ties := ''average'', tie_key := NULL)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- read_qrels(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, rel DOUBLE)
@@ -3190,9 +4000,12 @@ _ndcg_rbp(CASE WHEN rel IS NULL THEN 1 ELSE 0 END, rnk, p, k, ties, tie_key)
 -- that is not a finite number, an item judged twice for one query (naming both lines). Every line
 -- is checked whichever columns the query selects.
 -- Example: SELECT * FROM read_qrels('qrels.txt');
-CREATE OR REPLACE MACRO read_qrels(path) AS TABLE
+CREATE OR REPLACE MACRO read_qrels(path, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 SELECT query_id, item_id, value AS rel
-FROM _ndcg_trec_lines(path, 'qrels'){% endraw %}{%- endset -%}
+FROM _ndcg_trec_lines(path, 'qrels', _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE read_qrels IS 'duckdb_ndcg: read_qrels(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, rel DOUBLE)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- read_trec_run(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, score DOUBLE, rnk BIGINT)
@@ -3204,10 +4017,13 @@ FROM _ndcg_trec_lines(path, 'qrels'){% endraw %}{%- endset -%}
 -- (naming both lines; fatal in trec_eval too). Every line is checked whichever columns the query
 -- selects.
 -- Example: SELECT query_id, item_id, rnk FROM read_trec_run('run.txt') WHERE rnk <= 10;
-CREATE OR REPLACE MACRO read_trec_run(path) AS TABLE
+CREATE OR REPLACE MACRO read_trec_run(path, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 SELECT query_id, item_id, value AS score,
        row_number() OVER (PARTITION BY query_id ORDER BY value DESC, item_id DESC) AS rnk
-FROM _ndcg_trec_lines(path, 'run'){% endraw %}{%- endset -%}
+FROM _ndcg_trec_lines(path, 'run', _duckdb_ndcg_fdd554f6bb := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE read_trec_run IS 'duckdb_ndcg: read_trec_run(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, score DOUBLE, rnk BIGINT)'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- run_report(tbl, k := [5, 10], metrics := ['ndcg'], query_col := 'query_id',
@@ -3232,7 +4048,7 @@ CREATE OR REPLACE MACRO run_report(tbl, k := [5, 10], metrics := ['ndcg'],
                                    query_col := 'query_id', item_col := 'item_id',
                                    rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
                                    gain := 'linear', log_base := 2, empty_ideal := 0.0,
-                                   full_ideal := false, threshold := 1) AS TABLE
+                                   full_ideal := false, threshold := 1, _duckdb_ndcg_fdd554f6bb := true) AS TABLE
 WITH _ndcg_judged AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
@@ -3245,11 +4061,11 @@ _ndcg_checks AS (
     SELECT CASE
                WHEN NOT _ndcg_is_number_type(coalesce(
                         (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
-                        'NULL')) THEN
+                        'NULL'), _duckdb_ndcg_fdd554f6bb := true) THEN
                    error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
                WHEN NOT _ndcg_is_number_type(coalesce(
                         (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
-                        'NULL')) THEN
+                        'NULL'), _duckdb_ndcg_fdd554f6bb := true) THEN
                    error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
                WHEN len(list_filter(metrics, lambda m: NOT coalesce(list_contains(
                         ['ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'], m), false)))
@@ -3259,10 +4075,10 @@ _ndcg_checks AS (
                WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
                    error('duckdb_ndcg: threshold must be a finite number, got '
                          || coalesce(threshold::VARCHAR, 'NULL'))
-               WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false')
-               WHEN _ndcg_rank_error(_rnk, ties, _i) IS NOT NULL
-                    OR _ndcg_grade_error(_rel, gain, 'error') IS NOT NULL
-                    OR _ndcg_discount(1, log_base) IS NULL THEN NULL
+               WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false, got NULL')
+               WHEN _ndcg_rank_error(_rnk, ties, _i, _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL
+                    OR _ndcg_grade_error(_rel, gain, 'error', _duckdb_ndcg_fdd554f6bb := true) IS NOT NULL
+                    OR _ndcg_discount(1, log_base, _duckdb_ndcg_fdd554f6bb := true) IS NULL THEN NULL
                WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
                    error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
            END AS _failed
@@ -3272,7 +4088,7 @@ _ndcg_groups AS (
     -- one row per tie group of a ranking (per returned row with ties := 'key'): a fixed-size
     -- hash aggregate, which spills
     SELECT _q, _rnk, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
-           sum(_ndcg_gain_value(_rel, gain)) AS _gain,
+           sum(_ndcg_gain_value(_rel, gain, _duckdb_ndcg_fdd554f6bb := true)) AS _gain,
            count(*) FILTER (WHERE _rel >= threshold) AS _hits
     FROM _ndcg_judged
     WHERE _rnk IS NOT NULL
@@ -3292,16 +4108,16 @@ _ndcg_queries AS (
 _ndcg_ideal AS (
     -- the gains of the judged rows, best first (rows with gain 0 add nothing)
     SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
-    FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM _ndcg_judged)
+    FROM (SELECT _q, _ndcg_gain_value(_rel, gain, _duckdb_ndcg_fdd554f6bb := true) AS _g FROM _ndcg_judged)
     WHERE _g > 0
 ),
 _ndcg_cuts AS (
-    SELECT unnest(_ndcg_report_cuts(k)) AS _k
+    SELECT unnest(_ndcg_report_cuts(k, _duckdb_ndcg_fdd554f6bb := true)) AS _k
 ),
 _ndcg_group_terms AS (
     -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
     SELECT _q, _k,
-           fsum(_gain / _n * _ndcg_discount_sum(_s, _e, log_base))
+           fsum(_gain / _n * _ndcg_discount_sum(_s, _e, log_base, _duckdb_ndcg_fdd554f6bb := true))
                AS _dcg,
            fsum(_gain / _n * (_e - _s + 1)) AS _cg,
            fsum(_hits / _n * (_e - _s + 1)) AS _hit
@@ -3315,9 +4131,9 @@ _ndcg_group_terms AS (
     GROUP BY _q, _k
 ),
 _ndcg_ideal_terms AS (
-    SELECT _ndcg_ideal._q, _ndcg_cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
+    SELECT _ndcg_ideal._q, _ndcg_cuts._k, fsum(_g / _ndcg_discount(_p, log_base, _duckdb_ndcg_fdd554f6bb := true)) AS _idcg
     FROM _ndcg_ideal JOIN _ndcg_queries USING (_q), _ndcg_cuts
-    WHERE _p <= coalesce(_ndcg_ideal_cut(_ndcg_cuts._k, _returned, false, full_ideal),
+    WHERE _p <= coalesce(_ndcg_ideal_cut(_ndcg_cuts._k, _returned, false, full_ideal, _duckdb_ndcg_fdd554f6bb := true),
                          9223372036854775807)
     GROUP BY _ndcg_ideal._q, _ndcg_cuts._k
 )
@@ -3343,6 +4159,9 @@ LEFT JOIN _ndcg_ideal_terms
    AND _ndcg_ideal_terms._k IS NOT DISTINCT FROM _ndcg_cuts._k
 CROSS JOIN _ndcg_checks
 WHERE _failed IS NULL{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO TABLE run_report IS 'duckdb_ndcg: run_report(tbl, k := [5, 10], metrics := [''ndcg''], query_col := ''query_id'','{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {{- return(statements) -}}
 {%- endmacro %}
