@@ -23,7 +23,12 @@ CREATE OR REPLACE MACRO ab_summary(rankings, events, arm_col, k := 10, baseline 
                                    empty_ideal := 0.0, duplicates := 'error',
                                    event_col := 'event_type', mapping := NULL, collapse := 'max',
                                    time_col := NULL, unknown := 'error') AS TABLE
-WITH _ndcg_ab_rows AS (
+WITH _ndcg_ab_names AS (
+    -- the table's name for the message below, taken where no column is in scope (a bare name
+    -- would otherwise bind as a column of the rows)
+    SELECT _ndcg_table_name(rankings) AS _rankings_name
+),
+_ndcg_ab_rows AS (
     SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
     FROM (
         SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal) AS _ndcg
@@ -41,7 +46,8 @@ _ndcg_ab_arms AS (
                   error('duckdb_ndcg: ab_summary needs baseline := <the control arm''s value of '
                         || arm_col || '>')
               WHEN NOT (SELECT bool_or(_arm = baseline::VARCHAR) FROM _ndcg_ab_rows) THEN
-                  error('duckdb_ndcg: no row of ' || rankings || ' has ' || arm_col || ' = '
+                  error('duckdb_ndcg: no row of ' || (SELECT _rankings_name FROM _ndcg_ab_names)
+                        || ' has ' || arm_col || ' = '
                         || baseline::VARCHAR || ' (baseline)')
               ELSE _arm <> baseline::VARCHAR
           END

@@ -2,7 +2,8 @@
 --                 mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error')
 --   -> TABLE(query_id, item_id, rel DOUBLE)
 -- Graded relevance from a log of user actions: one row per (query, item) of table `events` (a
--- name, quoted as in SQL when it needs quotes), ready to be joined to a ranking as judgments.
+-- name, quoted as in SQL when it needs quotes; a bare name works too), ready to be joined to a
+-- ranking as judgments.
 --   query_col, item_col, event_col  names (strings) of the columns of `events` to read.
 --   mapping    MAP from event type to grade; NULL = the seeds' default: impression/view 0,
 --              click 1, add_to_cart/cart 2, purchase 3 (exact, case-sensitive names). A given map

@@ -1,0 +1,83 @@
+"""Common slips in calling the event macros: each works as meant or is one error line naming the
+fix. Numbers are hand-computed: one query, item a at position 1 (not clicked) and b at 2
+(clicked, grade 1), so NDCG@10 = (1 / log2 3) / 1 = 0.6309."""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+import pytest
+
+NDCG = 1 / math.log2(3)
+
+
+@pytest.fixture
+def log(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    con.execute(
+        "CREATE TABLE r_prod AS SELECT * FROM (VALUES ('q1', 'a', 1, 'mobile', 'A'), "
+        "('q1', 'b', 2, 'mobile', 'A'), ('q2', 'a', 1, 'desktop', 'B'), "
+        "('q2', 'b', 2, 'desktop', 'B')) t(query_id, item_id, position, device, arm)"
+    )
+    con.execute(
+        "CREATE TABLE events AS SELECT * FROM (VALUES ('q1', 'b', 'click'), "
+        "('q2', 'b', 'click'), ('q2', 'a', 'impression')) t(query_id, item_id, event_type)"
+    )
+    con.execute("CREATE SCHEMA logs")
+    con.execute("CREATE TABLE logs.ev AS SELECT * FROM events")
+    return con
+
+
+# each macro called with bare (unquoted) table names, and with the names quoted: same rows
+BARE_NAMES = {
+    "ndcg_report": "SELECT ndcg FROM ndcg_report({r}, {e})",
+    "ndcg_summary": "SELECT mean_ndcg FROM ndcg_summary({r}, {e})",
+    "compare_rankers": "SELECT ndcg_a, ndcg_b FROM compare_rankers({r}, {r}, {e})",
+    "compare_summary": "SELECT mean_a, mean_b FROM compare_summary({r}, {r}, {e})",
+    "ab_summary": "SELECT mean_a, mean_b FROM ab_summary({r}, {e}, 'arm', baseline := 'A')",
+    "event_relevance": "SELECT item_id, rel FROM event_relevance({e}) ORDER BY ALL",
+    "event_match": "SELECT sampled, matched FROM event_match({r}, {e})",
+}
+
+
+@pytest.mark.parametrize("macro", sorted(BARE_NAMES))
+@pytest.mark.parametrize("events", ["events", "logs.ev"])
+def test_bare_table_names_work(log: duckdb.DuckDBPyConnection, macro: str, events: str) -> None:
+    sql = BARE_NAMES[macro]
+    quoted = log.execute(sql.format(r="'r_prod'", e=f"'{events}'")).fetchall()
+    assert log.execute(sql.format(r="r_prod", e=events)).fetchall() == quoted
+    if macro == "ndcg_report":
+        assert quoted == [(pytest.approx(NDCG),), (pytest.approx(NDCG),)]
+
+
+def test_bare_table_names_in_error_messages(log: duckdb.DuckDBPyConnection) -> None:
+    log.execute("CREATE TABLE ev_null AS SELECT * FROM (VALUES (NULL, 'b', 'click')) "
+                "t(query_id, item_id, event_type)")
+    log.execute("CREATE TABLE r_null AS SELECT 'q1' AS query_id, 'a' AS item_id, "
+                "NULL::INT AS position")
+    # a bare name that is also a column where the message is built (shown, rel) stays the name
+    log.execute("CREATE TABLE shown AS SELECT * FROM r_null")
+    log.execute("CREATE TABLE rel AS SELECT * FROM ev_null")
+    for sql, message in [
+        ("SELECT * FROM ndcg_summary(r_prod, ev_null)", "events table ev_null has NULL in query_id"),
+        ("SELECT * FROM event_relevance(ev_null)", "events table ev_null has NULL in query_id"),
+        ("SELECT * FROM ndcg_report(r_prod, rel)", "events table rel has NULL in query_id"),
+        ("SELECT * FROM ndcg_report(shown, events)", "rankings table shown has NULL in"),
+        ("SELECT * FROM ndcg_report(r_null, events)", "rankings table r_null has NULL in"),
+        ("SELECT * FROM ndcg_report(r_prod, logs.ev, slice_by := ['day'])",
+         "rankings table r_prod has no column day"),
+        ("SELECT * FROM ab_summary(r_prod, events, 'arm', baseline := 'C')",
+         "no row of r_prod has arm = C"),
+    ]:
+        with pytest.raises(duckdb.Error, match=message):
+            log.execute(sql).fetchall()
+
+
+def test_bare_table_named_like_a_column(log: duckdb.DuckDBPyConnection) -> None:
+    """A rankings table named like ab_summary's slice column: its name, not the column's value."""
+    log.execute("CREATE TABLE device AS SELECT * FROM r_prod")
+    with pytest.raises(duckdb.Error, match="no row of device has arm = C"):
+        log.execute(
+            "SELECT * FROM ab_summary(device, events, 'arm', baseline := 'C', "
+            "slice_by := ['device'])"
+        ).fetchall()
