@@ -25,9 +25,10 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, 
                                                  threshold, max_grade, judged := false) AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
-    FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
-                           score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                           mapping, collapse, time_col, unknown, metrics := metrics,
+    FROM _ndcg_report_rows(rankings, events, k, _ndcg_slice_list(slice_by), query_col,
+                           item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+                           duplicates, event_col, mapping, collapse, time_col, unknown,
+                           metrics := metrics,
                            threshold := threshold, max_grade := max_grade, judged := judged)
 ),
 _ndcg_only AS NOT MATERIALIZED (

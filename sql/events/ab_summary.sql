@@ -32,7 +32,8 @@ _ndcg_ab_rows AS (
     SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
     FROM (
         SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal) AS _ndcg
-        FROM _ndcg_report_rows(rankings, events, k, list_concat(slice_by, [arm_col]), query_col,
+        FROM _ndcg_report_rows(rankings, events, k,
+                               list_concat(_ndcg_slice_list(slice_by), [arm_col]), query_col,
                                item_col, position_col, score_col, ties, gain, log_base,
                                empty_ideal, duplicates, event_col, mapping, collapse, time_col,
                                unknown)

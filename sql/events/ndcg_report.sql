@@ -17,6 +17,7 @@
 --                 is its own ranking, judged by the same events (they join on query and item only).
 --                 A slice of the events (device, day) is added to the rankings per query in a
 --                 view first (README); evaluate() and the CLI do that themselves.
+--                 One name may be given as text: slice_by := 'device' is ['device'].
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).

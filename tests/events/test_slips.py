@@ -81,3 +81,34 @@ def test_bare_table_named_like_a_column(log: duckdb.DuckDBPyConnection) -> None:
             "SELECT * FROM ab_summary(device, events, 'arm', baseline := 'C', "
             "slice_by := ['device'])"
         ).fetchall()
+
+
+# each macro with slice_by as one column name (text) and as a list of it: same rows
+ONE_SLICE = {
+    "ndcg_report": "SELECT device, ndcg FROM ndcg_report('r_prod', 'events', slice_by := {s})",
+    "ndcg_summary": "SELECT device, mean_ndcg FROM ndcg_summary('r_prod', 'events', "
+    "slice_by := {s})",
+    "compare_rankers": "SELECT device, diff FROM compare_rankers('r_prod', 'r_prod', 'events', "
+    "slice_by := {s}) ORDER BY ALL",
+    "compare_summary": "SELECT device, mean_a FROM compare_summary('r_prod', 'r_prod', 'events', "
+    "slice_by := {s})",
+    "ab_summary": "SELECT device, arm FROM ab_summary('r_prod', 'events', 'device', "
+    "baseline := 'mobile', slice_by := {s})",
+}
+
+
+@pytest.mark.parametrize("macro", sorted(ONE_SLICE))
+def test_slice_by_takes_one_name_as_text(log: duckdb.DuckDBPyConnection, macro: str) -> None:
+    sql = ONE_SLICE[macro]
+    if macro == "ab_summary":
+        # the arm is the slice: each slice holds one arm, so no test row (and no error)
+        sql = sql.replace("'device', baseline := 'mobile'", "'arm', baseline := 'A'")
+    listed = log.execute(sql.format(s="['device']")).fetchall()
+    assert log.execute(sql.format(s="'device'")).fetchall() == listed
+    if macro == "ndcg_summary":
+        assert listed == [("desktop", pytest.approx(NDCG)), ("mobile", pytest.approx(NDCG))]
+
+
+def test_slice_by_names_an_unknown_column_as_text(log: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match="rankings table r_prod has no column day"):
+        log.execute("SELECT * FROM ndcg_summary('r_prod', 'events', slice_by := 'day')").fetchall()
