@@ -35,8 +35,8 @@ _ndcg_ab_rows AS (
         FROM _ndcg_report_rows(rankings, events, k,
                                list_concat(_ndcg_slice_list(slice_by), [arm_col]), query_col,
                                item_col, position_col, score_col, ties, gain, log_base,
-                               empty_ideal, duplicates, event_col, mapping, collapse, time_col,
-                               unknown)
+                               empty_ideal, duplicates, event_col, _ndcg_mapping(mapping),
+                               collapse, time_col, unknown)
     )
 ),
 _ndcg_ab_arms AS (

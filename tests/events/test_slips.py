@@ -112,3 +112,45 @@ def test_slice_by_takes_one_name_as_text(log: duckdb.DuckDBPyConnection, macro: 
 def test_slice_by_names_an_unknown_column_as_text(log: duckdb.DuckDBPyConnection) -> None:
     with pytest.raises(duckdb.Error, match="rankings table r_prod has no column day"):
         log.execute("SELECT * FROM ndcg_summary('r_prod', 'events', slice_by := 'day')").fetchall()
+
+
+# mapping as a STRUCT literal and as the text form of a MAP (the form gain accepts): the MAP
+MAPPINGS = {
+    "map": "MAP {'click': 1, 'impression': 0}",
+    "struct": "{'click': 1, 'impression': 0}",
+    "text": "'{click=1, impression=0}'",
+}
+MAPPING_SQL = {
+    "ndcg_report": "SELECT ndcg FROM ndcg_report('r_prod', 'events', mapping := {m})",
+    "ndcg_summary": "SELECT mean_ndcg FROM ndcg_summary('r_prod', 'events', mapping := {m})",
+    "compare_rankers": "SELECT ndcg_a FROM compare_rankers('r_prod', 'r_prod', 'events', "
+    "mapping := {m})",
+    "compare_summary": "SELECT mean_a FROM compare_summary('r_prod', 'r_prod', 'events', "
+    "mapping := {m})",
+    "ab_summary": "SELECT mean_a FROM ab_summary('r_prod', 'events', 'arm', baseline := 'A', "
+    "mapping := {m})",
+    "event_relevance": "SELECT item_id, rel FROM event_relevance('events', mapping := {m}) "
+    "ORDER BY ALL",
+    "event_match": "SELECT sampled, matched FROM event_match('r_prod', 'events', mapping := {m})",
+}
+
+
+@pytest.mark.parametrize("macro", sorted(MAPPING_SQL))
+@pytest.mark.parametrize("form", ["struct", "text"])
+def test_mapping_as_struct_or_text(log: duckdb.DuckDBPyConnection, macro: str, form: str) -> None:
+    sql = MAPPING_SQL[macro]
+    as_map = log.execute(sql.format(m=MAPPINGS["map"])).fetchall()
+    assert log.execute(sql.format(m=MAPPINGS[form])).fetchall() == as_map
+    if macro == "ndcg_report":
+        assert as_map == [(pytest.approx(NDCG),), (pytest.approx(NDCG),)]
+
+
+def test_mapping_that_is_no_map_is_one_error(log: duckdb.DuckDBPyConnection) -> None:
+    for mapping in ["'click'", "42", "['click']"]:
+        for sql in [
+            f"SELECT * FROM ndcg_summary('r_prod', 'events', mapping := {mapping})",
+            f"SELECT * FROM event_match('r_prod', 'events', mapping := {mapping})",
+        ]:
+            with pytest.raises(duckdb.Error, match=r"mapping must be a MAP from event type to "
+                               r"grade, e\.g\. MAP \{'click': 1, 'purchase': 3\}, got "):
+                log.execute(sql).fetchall()
