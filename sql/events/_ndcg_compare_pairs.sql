@@ -38,10 +38,12 @@ SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        (a._key IS NOT NULL OR query_set IN ('either', 'b'))
            AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in,
        a.judged_at_k AS judged_a, b.judged_at_k AS judged_b
-FROM _ndcg_report_rows(rankings_a, events, k, slice_by, query_col, item_col, position_col,
-                       score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                       mapping, collapse, time_col, unknown, judged := judged) AS a
-FULL JOIN _ndcg_report_rows(rankings_b, events, k, slice_by, query_col, item_col, position_col,
-                            score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                            mapping, collapse, time_col, unknown, judged := judged) AS b
+FROM _ndcg_report_rows(rankings_a, events, k, _ndcg_slice_list(slice_by), query_col,
+                       item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+                       duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
+                       unknown, judged := judged) AS a
+FULL JOIN _ndcg_report_rows(rankings_b, events, k, _ndcg_slice_list(slice_by), query_col,
+                            item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+                            duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
+                            unknown, judged := judged) AS b
     ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k;

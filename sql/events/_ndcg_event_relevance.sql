@@ -35,6 +35,11 @@ _ndcg_time_type AS (
     SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type
     FROM query_table(events) LIMIT 1
 ),
+_ndcg_names AS (
+    -- the table's name for the messages below, taken where no column is in scope (a bare name,
+    -- events table rel, would otherwise bind as a column of the rows)
+    SELECT _ndcg_table_name(events) AS _events_name
+),
 _ndcg_unknown_found AS (
     -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
     SELECT list_sort(list(DISTINCT coalesce(event_type, 'NULL')) FILTER (WHERE grade IS NULL))
@@ -56,7 +61,8 @@ SELECT query_id, item_id,
                error('duckdb_ndcg: collapse := ''last'' needs time_col := <timestamp column>')
            WHEN collapse = 'last'
                 AND NOT regexp_matches(time_type, '^(DATE|TIME|TIMESTAMP|TIMESTAMP_.*|TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL.*)$') THEN
-               error('duckdb_ndcg: time_col ' || time_col || ' of events table ' || events || ' is '
+               error('duckdb_ndcg: time_col ' || time_col || ' of events table '
+                     || _events_name || ' is '
                      || time_type || '; collapse := ''last'' needs a date, time, timestamp or '
                      || 'number (cast text times, e.g. ' || time_col || '::TIMESTAMP, in a view)')
            WHEN unknown IS NULL OR unknown NOT IN ('error', 'ignore') THEN
@@ -67,22 +73,25 @@ SELECT query_id, item_id,
                error('duckdb_ndcg: mapping ' || mapping::VARCHAR
                      || ' gives an event type a NaN, infinite or NULL grade')
            WHEN _ndcg_unknown_found.null_queries > 0 THEN
-               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || query_col)
+               error('duckdb_ndcg: events table ' || _events_name || ' has NULL in '
+                     || query_col)
            WHEN len(_ndcg_unknown_found.itemless_graded) > 0 THEN
-               error('duckdb_ndcg: events table ' || events || ' has NULL in ' || item_col
+               error('duckdb_ndcg: events table ' || _events_name || ' has NULL in '
+                     || item_col
                      || ' on an event of a graded type ('
                      || array_to_string(_ndcg_unknown_found.itemless_graded, ', ')
                      || '): only events whose grade is 0 or whose type is ignored may lack '
                      || 'their item')
            WHEN unknown = 'error' AND len(_ndcg_unknown_found.types) > 0 THEN
-               error('duckdb_ndcg: events table ' || events || ' has event types the mapping lacks: '
+               error('duckdb_ndcg: events table ' || _events_name
+                     || ' has event types the mapping lacks: '
                      || array_to_string(_ndcg_unknown_found.types, ', ')
                      || ' (give them a grade in mapping, or pass unknown := ''ignore'')')
            ELSE rel
        END AS rel
 -- one row more (NULL keys and grade) so that the checks run even when no (query, item) is left
 FROM (SELECT query_id, item_id, rel FROM _ndcg_collapsed UNION ALL SELECT NULL, NULL, NULL),
-     _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true
+     _ndcg_unknown_found LEFT JOIN _ndcg_time_type ON true CROSS JOIN _ndcg_names
 )
 -- rel is NULL where every event of the (query, item) was ignored, and on the extra row
 WHERE rel IS NOT NULL;

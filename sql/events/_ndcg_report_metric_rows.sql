@@ -25,9 +25,11 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, 
                                                  threshold, max_grade, judged := false) AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
-    FROM _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
-                           score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                           mapping, collapse, time_col, unknown, metrics := metrics,
+    FROM _ndcg_report_rows(rankings, events, k, _ndcg_slice_list(slice_by), query_col,
+                           item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+                           duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
+                           unknown,
+                           metrics := metrics,
                            threshold := threshold, max_grade := max_grade, judged := judged)
 ),
 _ndcg_only AS NOT MATERIALIZED (
@@ -92,7 +94,7 @@ _ndcg_family AS NOT MATERIALIZED (
         SELECT * EXCLUDE (_judged), unnest(coalesce(_judged, [NULL])) AS _j
         FROM _ndcg_engine
     ),
-    (SELECT _ndcg_report_max_grade(max_grade, mapping) AS _max_grade)
+    (SELECT _ndcg_report_max_grade(max_grade, _ndcg_mapping(mapping)) AS _max_grade)
     GROUP BY _key, _k, _max_grade
 )
 -- the same columns either way, picked by the condition under which _ndcg_report_rows builds

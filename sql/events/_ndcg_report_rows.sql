@@ -92,19 +92,19 @@ _ndcg_key_types AS (
                CASE WHEN (SELECT _ndcg_collated(v)
                           FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
                                 FROM query_table(rankings) LIMIT 1))
-                    THEN query_col || ' of rankings table ' || rankings END,
+                    THEN query_col || ' of rankings table ' || _ndcg_table_name(rankings) END,
                CASE WHEN (SELECT _ndcg_collated(v)
                           FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
                                 FROM query_table(rankings) LIMIT 1))
-                    THEN item_col || ' of rankings table ' || rankings END,
+                    THEN item_col || ' of rankings table ' || _ndcg_table_name(rankings) END,
                CASE WHEN (SELECT _ndcg_collated(v)
                           FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
                                 FROM query_table(events) LIMIT 1))
-                    THEN query_col || ' of events table ' || events END,
+                    THEN query_col || ' of events table ' || _ndcg_table_name(events) END,
                CASE WHEN (SELECT _ndcg_collated(v)
                           FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
                                 FROM query_table(events) LIMIT 1))
-                    THEN item_col || ' of events table ' || events END],
+                    THEN item_col || ' of events table ' || _ndcg_table_name(events) END],
                lambda c: c IS NOT NULL) AS _collated
 ),
 _ndcg_shown AS NOT MATERIALIZED (
@@ -253,6 +253,11 @@ _ndcg_unjudged AS (
     WHERE _s <= coalesce(_k, _s)
     GROUP BY _key, _k
 ),
+_ndcg_names AS (
+    -- the tables' names for the messages below, taken where no column is in scope: a bare name
+    -- (rankings table shown, events table rel) would otherwise bind as a column of the rows
+    SELECT _ndcg_table_name(rankings) AS _rankings_name, _ndcg_table_name(events) AS _events_name
+),
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
     -- grades and gains are refused below, in the report's words (it has no negative option)
@@ -296,13 +301,15 @@ SELECT _key, _k,
                      || ': the report scores gains of 0 and above')
            WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL')) THEN
                error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
-                     || rankings || ' must be a number, got ' || _shown_types[3]
+                     || _rankings_name || ' must be a number, got ' || _shown_types[3]
                      || ' (cast it in a view)')
            WHEN _ndcg_key_kind(_shown_types[1]) <> _ndcg_key_kind(_event_types[1])
                 OR _ndcg_key_kind(_shown_types[2]) <> _ndcg_key_kind(_event_types[2]) THEN
-               error('duckdb_ndcg: key columns differ in type: rankings ' || rankings || ' has '
+               error('duckdb_ndcg: key columns differ in type: rankings '
+                     || _rankings_name || ' has '
                      || query_col || ' ' || _shown_types[1] || ', ' || item_col || ' '
-                     || _shown_types[2] || ' but events ' || events || ' has ' || query_col || ' '
+                     || _shown_types[2] || ' but events ' || _events_name || ' has '
+                     || query_col || ' '
                      || _event_types[1] || ', ' || item_col || ' ' || _event_types[2]
                      || ' (cast one side in a view so that ids compare as the same kind)')
            WHEN len(_collated) > 0 THEN
@@ -316,7 +323,8 @@ SELECT _key, _k,
                 AND list_any_value(list_filter(
                     slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                 IS NOT NULL THEN
-               error('duckdb_ndcg: rankings table ' || rankings || ' has no column '
+               error('duckdb_ndcg: rankings table ' || _rankings_name
+                     || ' has no column '
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                      || ' (named in slice_by; a column of the events: join it to the rankings '
@@ -326,19 +334,22 @@ SELECT _key, _k,
                error('duckdb_ndcg: column '
                      || list_intersect(list_append(slice_by, query_col),
                                        list_concat(_ndcg_report_columns(), metrics))[1]
-                     || ' of rankings table ' || rankings || ' has the name of a result column ('
+                     || ' of rankings table ' || _rankings_name
+                     || ' has the name of a result column ('
                      || array_to_string(list_concat(_ndcg_report_columns(), list_filter(
                             metrics, lambda m: NOT list_contains(_ndcg_report_columns(), m))),
                                         ', ')
                      || '): rename it in a view')
            WHEN _null_keys THEN
-               error('duckdb_ndcg: rankings table ' || rankings || ' has NULL in ' || query_col || ', '
+               error('duckdb_ndcg: rankings table ' || _rankings_name || ' has NULL in '
+                     || query_col || ', '
                      || item_col || ' or ' || coalesce(score_col, position_col)
                      || ' (query ' || coalesce(_q::VARCHAR, 'NULL') || ')')
            WHEN _bad_rank THEN
                error('duckdb_ndcg: rank keys must be finite numbers (found NaN or infinity)')
            WHEN _item IS NOT NULL THEN
-               error('duckdb_ndcg: rankings table ' || rankings || ' shows ' || item_col || ' '
+               error('duckdb_ndcg: rankings table ' || _rankings_name || ' shows '
+                     || item_col || ' '
                      || _item || ' more than once in ranking ' || _key::VARCHAR
                      || ' (pass duplicates := ''allow'' to score every impression: each '
                      || 'showing gains its item''s grade and the ideal holds the item as often '
@@ -367,4 +378,5 @@ LEFT JOIN _ndcg_repeated USING (_key)
 LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
 LEFT JOIN _ndcg_unjudged ON _uj_key = _key AND _uj_k IS NOT DISTINCT FROM _k
 CROSS JOIN _ndcg_key_types
-CROSS JOIN _ndcg_grade_check;
+CROSS JOIN _ndcg_grade_check
+CROSS JOIN _ndcg_names;

@@ -23,14 +23,20 @@ CREATE OR REPLACE MACRO ab_summary(rankings, events, arm_col, k := 10, baseline 
                                    empty_ideal := 0.0, duplicates := 'error',
                                    event_col := 'event_type', mapping := NULL, collapse := 'max',
                                    time_col := NULL, unknown := 'error') AS TABLE
-WITH _ndcg_ab_rows AS (
+WITH _ndcg_ab_names AS (
+    -- the table's name for the message below, taken where no column is in scope (a bare name
+    -- would otherwise bind as a column of the rows)
+    SELECT _ndcg_table_name(rankings) AS _rankings_name
+),
+_ndcg_ab_rows AS (
     SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
     FROM (
         SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal) AS _ndcg
-        FROM _ndcg_report_rows(rankings, events, k, list_concat(slice_by, [arm_col]), query_col,
+        FROM _ndcg_report_rows(rankings, events, k,
+                               list_concat(_ndcg_slice_list(slice_by), [arm_col]), query_col,
                                item_col, position_col, score_col, ties, gain, log_base,
-                               empty_ideal, duplicates, event_col, mapping, collapse, time_col,
-                               unknown)
+                               empty_ideal, duplicates, event_col, _ndcg_mapping(mapping),
+                               collapse, time_col, unknown)
     )
 ),
 _ndcg_ab_arms AS (
@@ -41,7 +47,8 @@ _ndcg_ab_arms AS (
                   error('duckdb_ndcg: ab_summary needs baseline := <the control arm''s value of '
                         || arm_col || '>')
               WHEN NOT (SELECT bool_or(_arm = baseline::VARCHAR) FROM _ndcg_ab_rows) THEN
-                  error('duckdb_ndcg: no row of ' || rankings || ' has ' || arm_col || ' = '
+                  error('duckdb_ndcg: no row of ' || (SELECT _rankings_name FROM _ndcg_ab_names)
+                        || ' has ' || arm_col || ' = '
                         || baseline::VARCHAR || ' (baseline)')
               ELSE _arm <> baseline::VARCHAR
           END

@@ -14,7 +14,7 @@ WITH _ndcg_graded AS (
     SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
     FROM (
         SELECT * FROM query_table(events)
-        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) > 0
+        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), _ndcg_mapping(mapping)) > 0
         LIMIT sample
     )
 ),

@@ -2,12 +2,15 @@
 --                 mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error')
 --   -> TABLE(query_id, item_id, rel DOUBLE)
 -- Graded relevance from a log of user actions: one row per (query, item) of table `events` (a
--- name, quoted as in SQL when it needs quotes), ready to be joined to a ranking as judgments.
+-- name, quoted as in SQL when it needs quotes; a bare name works too), ready to be joined to a
+-- ranking as judgments.
 --   query_col, item_col, event_col  names (strings) of the columns of `events` to read.
 --   mapping    MAP from event type to grade; NULL = the seeds' default: impression/view 0,
 --              click 1, add_to_cart/cart 2, purchase 3 (exact, case-sensitive names). A given map
 --              replaces the default. A mapping kept in a table can be passed as a subquery:
 --              mapping := (SELECT map(list(event_type), list(grade)) FROM my_mapping).
+--              A STRUCT literal ({'click': 1}) or a MAP's text form ('{click=1, purchase=3}', as
+--              gain takes) is read as that MAP; any other value is an error.
 --   collapse   how the events of one (query, item) become one grade: 'max' (best action), 'sum'
 --              (grades add up), 'last' (grade of the latest event by time_col; equal times keep
 --              the higher grade; a NULL time counts as earlier than every time). Any other
@@ -27,5 +30,5 @@ CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_co
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse,
-                                    time_col, unknown, false);
+SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col,
+                                    _ndcg_mapping(mapping), collapse, time_col, unknown, false);

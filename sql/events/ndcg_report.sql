@@ -9,6 +9,7 @@
 -- NDCG@k of every query a ranker showed, judged by what users did: `rankings` (a table name) holds
 -- what was shown (query, item, position or score), `events` (a table name) what users did; events
 -- become grades with event_relevance (mapping, collapse, time_col, unknown, event_col: see there).
+-- A table name is text ('events', 'logs.events'); a bare name (events, logs.events) works too.
 -- Long format, one row per (slice, query, cutoff): k := [1, 5, 10] gives three rows per query, so
 -- any number of cutoffs keeps one schema and `GROUP BY k` gives the means (ndcg_summary does).
 --   k             a cutoff or a list of them; NULL = no cutoff (whole ranking, IDCG over every
@@ -17,6 +18,7 @@
 --                 is its own ranking, judged by the same events (they join on query and item only).
 --                 A slice of the events (device, day) is added to the rankings per query in a
 --                 view first (README); evaluate() and the CLI do that themselves.
+--                 One name may be given as text: slice_by := 'device' is ['device'].
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).

@@ -96,6 +96,13 @@ def test_mean_ndcg_is_the_mean_of_per_query_ndcg_under_every_grouping(
 ) -> None:
     con = _registered()
     _load(con, rows)
+    # mean_ndcg refuses a group without a ranked row (the signature of a slice NULL on the
+    # judged-only rows; tested in tests/examples/test_use_from.py): each (device, day) gets one
+    # ranked, unjudged row below every other (rnk 7, rel NULL) in one of its queries
+    con.execute(
+        "INSERT INTO judged SELECT min(query_id), NULL, 7, device, day, 1000 + min(item) "
+        "FROM judged GROUP BY device, day"
+    )
     _compare(con, k, options, "ndcg")
 
 
@@ -185,3 +192,23 @@ def test_null_query_id_is_an_error(con: duckdb.DuckDBPyConnection, metric: str) 
             f"SELECT mean_{metric}(q, rel, rnk, 2) "
             "FROM (VALUES (1, 1, 1), (NULL, 0, 2), (2, 1, 1)) v(q, rel, rnk)"
         ).fetchall()
+
+
+def test_mean_ndcg_refuses_a_group_without_a_ranked_row(con: duckdb.DuckDBPyConnection) -> None:
+    # q1 ranked on mobile (b at 2, grade 1, and c graded 2 but not shown: ideal only) with the
+    # device taken from the run side: c's row has device NULL, a group of no ranked row
+    con.execute(
+        "CREATE TABLE judged AS SELECT * FROM (VALUES ('q1', 0, 1, 'mobile'), "
+        "('q1', 1, 2, 'mobile'), ('q1', 2, NULL, NULL)) t(query_id, rel, rnk, device)"
+    )
+    with pytest.raises(duckdb.Error, match=r"mean_ndcg: no row of the group is ranked \(rnk NULL "
+                       r"on all 1 queries' rows\)"):
+        con.execute(
+            "SELECT device, mean_ndcg(query_id, rel, rnk, 10) FROM judged GROUP BY device"
+        ).fetchall()
+    # the device per query: the ideal holds c; (1 / log2 3) / (2 + 1 / log2 3) by hand
+    by_query = con.execute(
+        "SELECT mean_ndcg(query_id, rel, rnk, 10) FROM (SELECT * EXCLUDE (device), "
+        "max(device) OVER (PARTITION BY query_id) AS device FROM judged) GROUP BY device"
+    ).fetchall()
+    assert by_query == [(pytest.approx((1 / log2(3)) / (2 + 1 / log2(3)), abs=1e-12),)]

@@ -302,3 +302,82 @@ def test_superset_recipe_documents_what_the_lane_installs() -> None:
     assert pip_line.split() == ["pip", "install", *(f"'{p}'" if "=" in p or "[" in p else p
                                                     for p in recipe.SUPERSET)]  # fmt: skip
     assert f"SQL expression\n              {recipe.METRIC['expression']}\n" in recipe.__doc__
+
+
+def _sklearn_mean_ndcg_per_device(con: duckdb.DuckDBPyConnection) -> dict[str, float]:
+    """Mean NDCG@10 per device from scikit-learn, per query: the shown items scored by -position,
+    the graded items never shown below them all (ideal only: each query shows 10, k is 10)."""
+    from sklearn.metrics import ndcg_score
+
+    rows = con.execute(
+        "SELECT s.query_id, s.device, list(coalesce(g.rel, 0.0) ORDER BY s.item_id), "
+        "list(-s.position ORDER BY s.item_id), "
+        "(SELECT list(g2.rel) FROM event_relevance('events') g2 WHERE g2.query_id = s.query_id "
+        " AND g2.item_id NOT IN (SELECT item_id FROM shown s2 WHERE s2.query_id = s.query_id)) "
+        "FROM shown s LEFT JOIN event_relevance('events') g USING (query_id, item_id) "
+        "GROUP BY s.query_id, s.device"
+    ).fetchall()
+    per_device: dict[str, list[float]] = {}
+    for _, device, rels, scores, unshown in rows:
+        unshown = unshown or []
+        y_true = [list(rels) + list(unshown)]
+        y_score = [list(scores) + [-1000.0] * len(unshown)]
+        value = ndcg_score(y_true, y_score, k=10) if max(y_true[0]) > 0 else 0.0
+        per_device.setdefault(device, []).append(value)
+    return {d: sum(v) / len(v) for d, v in per_device.items()}
+
+
+def test_readme_judged_run_recipe_slices_per_query(tmp_path: Path) -> None:
+    """The README's judged_run (build_db.py) takes the device per query, so the ideal-only rows
+    are in their query's group: mean_ndcg per device equals scikit-learn's per-query mean."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Superset", 1)[1].split("\n### ", 1)[0]
+    assert "queries AS (SELECT DISTINCT query_id, device FROM shown)" in section
+    path = tmp_path / "ndcg.duckdb"
+    build_db.build(path)
+    with duckdb.connect(str(path), read_only=True) as con:
+        got = dict(
+            con.execute(
+                "SELECT device, mean_ndcg(query_id, rel, rnk, 10) FROM judged_run GROUP BY device"
+            ).fetchall()
+        )
+        expected = _sklearn_mean_ndcg_per_device(con)
+    assert got.keys() == expected.keys() == {"desktop", "mobile", "tablet"}
+    for device, value in expected.items():
+        assert got[device] == pytest.approx(value, abs=1e-12), device
+
+
+def test_mean_ndcg_refuses_a_group_without_a_ranked_row(tmp_path: Path) -> None:
+    """The slip the README warns of: the slice taken from the run side of the FULL OUTER JOIN
+    puts the graded-but-unshown rows of every query in a NULL group (no row ranked there), and
+    leaves the devices' ideals short (0.580 / 0.608 / 0.609 instead of 0.509 / 0.540 / 0.541 on
+    the demo log). The NULL group is refused, so the chart fails instead of showing them."""
+    con = duckdb_ndcg.register(duckdb.connect())
+    generate(con)  # the demo log the README quotes
+    con.execute(
+        "CREATE TABLE shown AS SELECT * EXCLUDE (ranker) FROM demo_rankings WHERE ranker = 'A'"
+    )
+    con.execute(
+        "CREATE TABLE run_side AS "
+        "SELECT coalesce(s.query_id, g.query_id) AS query_id, "
+        "coalesce(s.item_id, g.item_id) AS item_id, s.device, coalesce(g.rel, 0.0) AS rel, "
+        "s.position AS rnk "
+        "FROM shown s FULL OUTER JOIN event_relevance('demo_events') g USING (query_id, item_id)"
+    )
+    with pytest.raises(duckdb.Error, match=r"mean_ndcg: no row of the group is ranked"):
+        con.execute(
+            "SELECT device, mean_ndcg(query_id, rel, rnk, 10) FROM run_side GROUP BY device"
+        ).fetchall()
+    # the numbers the README quotes: the devices' short ideals (the NULL group filtered out, which
+    # no check inside a group can see) against ndcg_summary's per-query devices
+    wrong = con.execute(
+        "SELECT round(mean_ndcg(query_id, rel, rnk, 10), 3) FROM run_side "
+        "WHERE device IS NOT NULL GROUP BY device ORDER BY device"
+    ).fetchall()
+    right = con.execute(
+        "SELECT round(mean_ndcg, 3) FROM ndcg_summary('shown', 'demo_events', "
+        "slice_by := ['device']) ORDER BY device"
+    ).fetchall()
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    quoted = " / ".join(f"{v:.3f}" for (v,) in wrong) + " per device on the demo log instead of "
+    assert quoted + " / ".join(f"{v:.3f}" for (v,) in right) in readme
