@@ -149,12 +149,19 @@ def _guard_calls(sql: str, names: frozenset[str]) -> str:
     return "".join(out)
 
 
+@cache
+def _names() -> frozenset[str]:
+    """The names of all our macros: the calls the guard is passed to."""
+    return frozenset(m.name for m in macros())
+
+
+@cache  # register() runs per connection; the rewrite of a macro's text is the same every time
 def _guarded(m: Macro) -> str:
     """``m``'s statement as we create it: the guard added to its parameters and to its calls."""
     at = m.sql.index(_HEAD)
     opening = m.sql.index("(", at + len(_HEAD))
     close = _closing(m.sql, opening)
-    names = frozenset(other.name for other in macros())
+    names = _names()
     return (
         m.sql[: opening + 1]
         + _with_guard(m.sql[opening + 1 : close])
