@@ -488,6 +488,8 @@ def _read_stdin(con: duckdb.DuckDBPyConnection, role: str) -> str:
         path.write_bytes(data)
         try:
             con.execute(f"CREATE TEMP TABLE stdin AS SELECT * FROM {reader}(?)", [str(path)])
+        except duckdb.InterruptException:  # Ctrl-C: not a message of ours
+            raise
         except duckdb.Error as error:
             reason = _first_line(error).replace(str(path), "stdin")
             raise DataError(f"{role} from stdin cannot be read: {reason}") from None
@@ -519,6 +521,8 @@ def _check_rank_column(con: duckdb.DuckDBPyConnection, args: argparse.Namespace)
         column, flag = (args.position_col, "--position-col")
     try:
         relation = con.sql("SELECT * FROM query_table(?) LIMIT 0", params=[args.rankings])
+    except duckdb.InterruptException:  # Ctrl-C: not a message of ours
+        raise
     except duckdb.Error:
         return  # evaluate() names a missing or unreadable input
     types = dict(zip(relation.columns, relation.types, strict=True))

@@ -87,10 +87,14 @@ def open_source(con: duckdb.DuckDBPyConnection, source: object, role: str) -> So
             raise ValueError(f"{role} file {text} does not exist")
         try:
             return Source(text, text, tuple(_columns(con, text)))
+        except duckdb.InterruptException:  # Ctrl-C: not a message of ours
+            raise
         except duckdb.Error as error:
             raise ValueError(f"{role} file {text} cannot be read: {_first_line(error)}") from None
     try:
         return Source(text, text, tuple(_columns(con, text)))
+    except duckdb.InterruptException:  # Ctrl-C: not a message of ours
+        raise
     except duckdb.Error:
         raise ValueError(
             f"{role} table {text!r} does not exist (give a table name, a .parquet/.csv path "
@@ -477,6 +481,8 @@ def _warn_unmatched(
             f"event_col := ?, mapping := {mapping_sql})",
             params=[ranked.name, logged.name, query_col, item_col, event_col, *mapping_params],
         ).fetchall()[0]
+    except duckdb.InterruptException:  # Ctrl-C: not a message of ours
+        raise
     except duckdb.Error:
         return  # the report itself raises the clearer error (key types, NULL keys, ...)
     if sampled and matched < math.ceil(sampled * _MIN_MATCHED):

@@ -249,3 +249,58 @@ def test_ctrl_c_during_a_query_is_one_line_and_130(tmp_path: Path) -> None:
     assert process.returncode == 130
     assert lines == ["duckdb-ndcg evaluate: interrupted"]
     assert "Traceback" not in seen.decode()
+
+
+class _InterruptedAt:
+    """A connection whose first query starting with ``needle`` is interrupted, as Ctrl-C interrupts
+    a running DuckDB query: the query raises ``duckdb.InterruptException``."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, needle: str) -> None:
+        self._con, self._needle, self.interrupted = con, needle, False
+        # no replacement scans: from this module, DuckDB would read 'shown.csv' as the csv module
+        con.execute("SET python_enable_replacements = false")
+
+    def _check(self, query: object) -> None:
+        if not self.interrupted and str(query).startswith(self._needle):
+            self.interrupted = True
+            raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    def sql(self, query: str, *args: object, **kwargs: object) -> duckdb.DuckDBPyRelation:
+        self._check(query)
+        return self._con.sql(query, *args, **kwargs)
+
+    def execute(self, query: str, *args: object, **kwargs: object) -> duckdb.DuckDBPyConnection:
+        self._check(query)
+        return self._con.execute(query, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._con, name)
+
+
+# every query evaluate() runs before the report whose failure it turns into a message of its own
+_CHECK_QUERIES = ["SELECT * FROM query_table(", "SELECT sampled, matched FROM event_match("]
+
+
+@pytest.mark.parametrize("needle", _CHECK_QUERIES)
+def test_an_interrupted_check_query_is_an_interrupt_not_a_message(
+    data: Path, needle: str
+) -> None:
+    # a Ctrl-C that lands in one of evaluate()'s checks was reported as "table does not exist"
+    # (exit 1 in the CLI) or swallowed, and the run went on
+    from duckdb_ndcg import evaluate
+
+    with duckdb.connect() as real:
+        con = _InterruptedAt(real, needle)
+        with pytest.raises(duckdb.InterruptException):
+            evaluate("shown.csv", "events.csv", con=con)  # type: ignore[arg-type]
+        assert con.interrupted
+
+
+@pytest.mark.parametrize("needle", _CHECK_QUERIES)
+def test_ctrl_c_in_a_check_query_exits_130(
+    data: Path, needle: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    connect = duckdb.connect
+    monkeypatch.setattr(cli.duckdb, "connect", lambda *a, **k: _InterruptedAt(connect(*a, **k), needle))
+    code, _, err = _main(capsys, "evaluate", "shown.csv", "events.csv")
+    assert (code, err.strip().splitlines()) == (130, ["duckdb-ndcg evaluate: interrupted"])
