@@ -31,40 +31,40 @@ SYSTEMS = {
         "mean NDCG of one ranker (one report)",
     ),
     "ndcg_summary A and B": (
-        "SELECT count(*), sum(mean_ndcg) FROM (SELECT * FROM ndcg_summary('rankings_a', 'events', "
-        f"{ARGS}) UNION ALL SELECT * FROM ndcg_summary('rankings_b', 'events', {ARGS}))",
+        ("SELECT count(*), sum(mean_ndcg) FROM (SELECT * FROM ndcg_summary('rankings_a', 'events', "
+        f"{ARGS}) UNION ALL SELECT * FROM ndcg_summary('rankings_b', 'events', {ARGS}))"),
         "both rankers' means: the NDCG a comparison needs",
     ),
     "compare_rankers + means": (
-        "SELECT count(*), sum(ma + mb) FROM (SELECT device, k, avg(ndcg_a) ma, avg(ndcg_b) mb "
-        f"FROM compare_rankers('rankings_a', 'rankings_b', 'events', {ARGS}) GROUP BY ALL)",
+        ("SELECT count(*), sum(ma + mb) FROM (SELECT device, k, avg(ndcg_a) ma, avg(ndcg_b) mb "
+        f"FROM compare_rankers('rankings_a', 'rankings_b', 'events', {ARGS}) GROUP BY ALL)"),
         "compare_rankers (per-query rows with window counts), then the means",
     ),
     "pairs + means": (
-        "SELECT count(*), sum(ma + mb) FROM (SELECT _key.device, _k, avg(ndcg_a) ma, "
+        ("SELECT count(*), sum(ma + mb) FROM (SELECT _key.device, _k, avg(ndcg_a) ma, "
         "avg(ndcg_b) mb FROM _ndcg_compare_pairs('rankings_a', 'rankings_b', 'events', [5, 10], "
         "['device'], 'both', 'zero', 'query_id', 'item_id', 'position', NULL, 'average', "
-        "'linear', 2, 0.0, 'error', 'event_type', NULL, 'max', NULL, 'error') GROUP BY ALL)",
+        "'linear', 2, 0.0, 'error', 'event_type', NULL, 'max', NULL, 'error') GROUP BY ALL)"),
         "the per-query pairs compare_summary reads, then the means: the NDCG, no statistics",
     ),
     "compare_summary t": (
-        "SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
-        f"'rankings_b', 'events', {ARGS})",
+        ("SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
+        f"'rankings_b', 'events', {ARGS})"),
         "paired t-test, t-interval, Holm, win/tie/loss (the default)",
     ),
     "compare_summary wilcoxon": (
-        "SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
-        f"'rankings_b', 'events', {ARGS}, test := 'wilcoxon')",
+        ("SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
+        f"'rankings_b', 'events', {ARGS}, test := 'wilcoxon')"),
         "Wilcoxon signed-rank (normal approximation at this n)",
     ),
     "compare_summary sign": (
-        "SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
-        f"'rankings_b', 'events', {ARGS}, test := 'sign')",
+        ("SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
+        f"'rankings_b', 'events', {ARGS}, test := 'sign')"),
         "sign test (exact binomial)",
     ),
     "compare_summary randomization 100": (
-        "SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
-        f"'rankings_b', 'events', {ARGS}, test := 'randomization', resamples := 100)",
+        ("SELECT count(*), sum(p_adjusted + ci_low + wins) FROM compare_summary('rankings_a', "
+        f"'rankings_b', 'events', {ARGS}, test := 'randomization', resamples := 100)"),
         "randomization test with only 100 resamples (cost: resamples x queries)",
     ),
 }
@@ -139,10 +139,10 @@ def main() -> None:
         f"Command: `python benchmarks/compare_summary.py --queries {args.queries} --reps {args.reps}"
         + (f" --systems {' '.join(map(repr, args.systems))}`" if args.systems != list(SYSTEMS) else "`"),
         "",
-        f"Data: rankings_a {counts['rankings_a']:,} rows, rankings_b {counts['rankings_b']:,} rows, "
+        (f"Data: rankings_a {counts['rankings_a']:,} rows, rankings_b {counts['rankings_b']:,} rows, "
         f"events {counts['events']:,} rows; k := [5, 10], slice_by := ['device'] (6 result rows). "
         f"duckdb {duckdb.__version__}, {len(times)} systems interleaved, median of {args.reps} "
-        "runs, each in a fresh process on the same DuckDB file (read-only).",
+        "runs, each in a fresh process on the same DuckDB file (read-only)."),
         "",
         "| query | median s | min s | x pairs + means (median) | x pairs + means (min) | what |",
         "|---|---:|---:|---:|---:|---|",
@@ -157,13 +157,13 @@ def main() -> None:
     stats_min = min(times["compare_summary t"]) - base_min
     lines += [
         "",
-        f"The statistics of `compare_summary` (t-test, interval, Holm, win/tie/loss) add "
+        (f"The statistics of `compare_summary` (t-test, interval, Holm, win/tie/loss) add "
         f"{stats_cost:+.2f} s (medians; {stats_min:+.2f} s between the fastest runs) to the "
         f"{base:.2f} s ({base_min:.2f} s) of computing and joining both rankers' per-query NDCG: "
         "they are aggregates over the per-query rows (one pass) plus a few hundred list "
         "operations per result row for the exact t quantile and p-value. The machine (2 cores) "
         "was shared with other jobs during the run (load average about 6): compare ratios, and "
-        "the minima, rather than absolute seconds.",
+        "the minima, rather than absolute seconds."),
     ]
     name = "compare_summary.md" if args.queries == 1_000_000 else f"compare_summary_{args.queries}.md"
     out = HERE / "results" / name

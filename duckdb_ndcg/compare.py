@@ -112,7 +112,8 @@ def compare(
     if not _is_number(eps) or not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
-        raise ValueError(f"seed must be an integer or text, got {seed!r}")
+        # one kind of error for every option
+        raise ValueError(f"seed must be an integer or text, got {seed!r}")  # noqa: TRY004
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
     cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)

@@ -589,8 +589,8 @@ def test_concurrent_registers_on_one_database(tmp_path: Path, share: str) -> Non
 SHADOWS = [
     ("CREATE MACRO _ndcg_weighted_list(items, m, weight, param) AS 1.0",
      "SELECT list_ndcg([0, 3, 2])"),
-    ("CREATE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2, "
-     "negative := 'error') AS 1.0", "SELECT list_ndcg([0, 3, 2])"),
+    (("CREATE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2, "
+     "negative := 'error') AS 1.0"), "SELECT list_ndcg([0, 3, 2])"),
     ("CREATE MACRO ndcg(rel, rnk, k := NULL) AS 0.5",
      "SELECT mean_ndcg(query_id, rel, rnk) FROM judged"),
     ("CREATE TEMP MACRO _ndcg_weighted_list(items, m, weight, param) AS 1.0",

@@ -215,8 +215,8 @@ def test_more_slices_than_the_chart_shows_draws_the_largest(
     # (this click-only log also gets the judged-share warning: its unclicked items have no event)
     warned = [line for line in err.splitlines() if "warning" in line and "judged" not in line]
     assert warned == [
-        "duckdb-ndcg evaluate: warning: the chart draws the 12 slices with the most queries of "
-        "15: 3 slices (6 queries) are not drawn"
+        ("duckdb-ndcg evaluate: warning: the chart draws the 12 slices with the most queries of "
+        "15: 3 slices (6 queries) are not drawn")
     ]
     text = page.read_text()
     drawn = re.findall(r"<text x=\"[\d.]+\" y=\"[\d.]+\">shop=(shop\d\d)</text>", text)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -148,8 +148,8 @@ def test_itemless_events_of_grade_0_or_ignored_are_dropped(
     ("row", "options", "message"),
     [
         # a graded event without its item: a broken log, not a search-level event
-        ("('q', NULL, 'click')", "unknown := 'ignore'", "events table events has NULL in item_id"
-         " on an event of a graded type (click)"),
+        ("('q', NULL, 'click')", "unknown := 'ignore'", ("events table events has NULL in item_id"
+         " on an event of a graded type (click)")),
         ("('q', NULL, 'skip')", "mapping := MAP {'click': 1, 'skip': -1}",
          "has NULL in item_id on an event of a graded type (skip)"),
         # an unknown type without an item: the unknown-type error, whose advice fixes both
@@ -316,10 +316,10 @@ def test_a_bad_collapse_is_an_error_also_when_unknown_types_are_ignored(
     """With unknown := 'ignore' every NDCG was 0.0. Choices are exact, as for every option
     ('MAX' is not 'max', as 'AVERAGE' is not a ties value)."""
     message = f"collapse must be 'max', 'sum' or 'last', got {shown}"
-    for sql in (f"SELECT * FROM event_relevance('events', collapse := {value}, "
-                f"unknown := '{unknown}')",
-                f"SELECT * FROM ndcg_report('shown', 'events', collapse := {value}, "
-                f"unknown := '{unknown}', duplicates := 'allow')"):
+    for sql in ((f"SELECT * FROM event_relevance('events', collapse := {value}, "
+                f"unknown := '{unknown}')"),
+                (f"SELECT * FROM ndcg_report('shown', 'events', collapse := {value}, "
+                f"unknown := '{unknown}', duplicates := 'allow')")):
         with pytest.raises(duckdb.Error, match=re.escape(message)):
             repeated.execute(sql).fetchall()
     python = None if value == "NULL" else value.strip("'")

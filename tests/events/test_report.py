@@ -236,8 +236,8 @@ BAD_SQL = {
     ),
     "item keys of different types": (
         "SELECT * FROM ndcg_report('shown_text_ids', 'ev_int_ids')",
-        "key columns differ in type: rankings shown_text_ids has query_id VARCHAR, item_id VARCHAR"
-        " but events ev_int_ids has query_id VARCHAR, item_id INTEGER",
+        ("key columns differ in type: rankings shown_text_ids has query_id VARCHAR, item_id VARCHAR"
+        " but events ev_int_ids has query_id VARCHAR, item_id INTEGER"),
     ),
     "text times for collapse last": (
         "SELECT * FROM event_relevance('ev_ok', collapse := 'last', time_col := 'event_type')",

@@ -68,6 +68,7 @@ def _run(folder: Path, limit: str) -> dict:
         capture_output=True,
         text=True,
         timeout=600,
+        check=False,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout)

@@ -107,12 +107,12 @@ def test_columns_named_like_the_working_columns(
     not change the correction (a column _m of 100s gave p_adjusted 1.0 for every row)."""
     con.execute(f"""CREATE TABLE res AS SELECT * FROM (VALUES ('a', 0.01, 100), ('b', 0.04, 200),
                    ('c', 0.03, 300)) t(name, p_value, "{column}")""")
-    for method in METHODS:
+    for method, statsmodels_name in METHODS.items():
         out = con.execute("SELECT * FROM p_adjust('res', method := ?) ORDER BY name", [method])
         names = [c[0] for c in out.description]
         assert names == ["name", "p_value", column, "p_adjusted", "reject"]
         got = out.fetchall()
-        reject, adjusted, _, _ = multipletests([0.01, 0.04, 0.03], 0.05, METHODS[method])
+        reject, adjusted, _, _ = multipletests([0.01, 0.04, 0.03], 0.05, statsmodels_name)
         assert [r[2] for r in got] == [100, 200, 300]
         assert [r[3] for r in got] == pytest.approx(list(adjusted), abs=1e-15)
         assert [r[4] for r in got] == [bool(x) for x in reject]
