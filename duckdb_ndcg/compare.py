@@ -22,7 +22,7 @@ from duckdb_ndcg.evaluate import (
     open_source,
     report_arguments,
 )
-from duckdb_ndcg.macros import register
+from duckdb_ndcg.macros import own_connection, register
 
 TESTS = TEST.choices
 CORRECTIONS = CORRECTION.choices
@@ -119,8 +119,7 @@ def compare(
     cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
-    con = con if con is not None else duckdb.connect()
-    register(con)
+    con = register(con) if con is not None else own_connection()
     rank_col = {"score_col": score_col} if score_col else {"position_col": position_col}
     ranked = []
     for source, role in ((rankings_a, "rankings_a"), (rankings_b, "rankings_b")):

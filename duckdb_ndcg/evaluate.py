@@ -20,7 +20,7 @@ from duckdb_ndcg.conventions import (
     UNKNOWN,
     Param,
 )
-from duckdb_ndcg.macros import register
+from duckdb_ndcg.macros import own_connection, register
 
 _FILE_SUFFIXES = (".parquet", ".csv", ".tsv")
 _TIES = TIES.choices
@@ -195,8 +195,7 @@ def evaluate(
     cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
-    con = con if con is not None else duckdb.connect()
-    register(con)
+    con = register(con) if con is not None else own_connection()
     ranked = open_source(con, rankings, "rankings")
     logged = open_source(con, events, "events")
     rank_col = {"score_col": score_col} if score_col else {"position_col": position_col}

@@ -340,6 +340,22 @@ def register(
     return con
 
 
+_SHARED: list[duckdb.DuckDBPyConnection] = []
+
+
+def own_connection() -> duckdb.DuckDBPyConnection:
+    """The connection ``evaluate()`` and ``compare()`` use when called without ``con=``: a new
+    in-memory one with the macros. A DuckDB 1.4 relation does not keep its connection alive (the
+    result of a call failed with 'Connection has already been closed' once the call returned), so
+    on 1.4 such calls share one connection, kept for the life of the process; pass ``con=`` to
+    choose. Example: ``own_connection().sql("SELECT list_ndcg([3, 2, 0])")``."""
+    if _version(duckdb.__version__) >= (1, 5):
+        return register(duckdb.connect())
+    if not _SHARED:
+        _SHARED.append(register(duckdb.connect()))
+    return _SHARED[0]
+
+
 # Held while register() writes. A database file has one writing process, so this lock is all the
 # serialising it needs: threads of this process with their own cursors or connections.
 _WRITING = threading.Lock()

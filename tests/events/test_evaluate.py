@@ -131,3 +131,27 @@ def test_log_base_reaches_the_macro(logs: duckdb.DuckDBPyConnection) -> None:
         assert mine[3:] == pytest.approx([v * math.log(10) / math.log(2) for v in default[3:]])
     with pytest.raises(ValueError, match=r"log_base must be a finite number greater than 1"):
         evaluate("ranker_a", "events", con=logs, log_base=1)
+
+
+@pytest.mark.versions
+def test_a_result_without_con_outlives_the_call() -> None:
+    """Without con=, evaluate() and compare() made a connection of their own; on DuckDB 1.4 a
+    relation does not keep its connection alive, so the returned relation (and one derived from
+    it) failed with 'Connection has already been closed' once the call returned."""
+    import gc
+
+    from duckdb_ndcg import compare
+
+    a = pd.DataFrame(SHOWN_A, columns=["query_id", "item_id", "position"])
+    b = pd.DataFrame(SHOWN_B, columns=["query_id", "item_id", "position"])
+    events = pd.DataFrame(EVENTS, columns=["query_id", "item_id", "event_type"])
+    report = evaluate(a, events)
+    ordered = evaluate(b, events).order("query_id")
+    verdicts = compare(a, b, events)
+    gc.collect()
+    # by hand: q1 a(3) b(1): A dcg 3 + 1/log2(3), ideal the same -> 1; B 1 + 3/log2(3) over it
+    ideal = 3 + 1 / math.log2(3)
+    assert _ndcg(report.fetchall()) == {"q1": 1.0, "q2": round(1 / math.log2(3), 12)}
+    assert _ndcg(ordered.fetchall()) == {"q1": round((1 + 3 / math.log2(3)) / ideal, 12), "q2": 1.0}
+    (row,) = verdicts.fetchall()
+    assert row[verdicts.columns.index("queries")] == 2
