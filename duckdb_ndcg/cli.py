@@ -28,7 +28,7 @@ from duckdb_ndcg.evaluate import (
     judged_warning,
     open_source,
 )
-from duckdb_ndcg.macros import OLDEST_STORAGE, install, macro, register, script
+from duckdb_ndcg.macros import OLDEST_STORAGE, created_sql, install, register, script
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -331,7 +331,8 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     sq = sub.add_parser(
         "sql",
         help="print the SQL of a macro, or with --dialect one statement for another engine",
-        description="Without --dialect: the DuckDB macro's SQL. With --dialect: one statement "
+        description="Without --dialect: the DuckDB macro's SQL as register() creates it. With "
+        "--dialect: one statement "
         f"computing the metric per query (NAME: {', '.join(METRICS)}; or events for the event "
         "pipeline: events -> grades -> NDCG@k per query, with ndcg_report's k, gain and ties).",
     )
@@ -910,7 +911,7 @@ def _sql(args: argparse.Namespace) -> None:
             raise UsageError(
                 f"{', '.join(flags)}: only with --dialect (without it, sql prints the macro's SQL)"
             )
-        print(_arguments_only(lambda: macro(args.name).sql.rstrip()))
+        print(_arguments_only(lambda: created_sql(args.name)))
         return
     if args.name == "ndcg_report":  # the portable pipeline is not the macro: it lacks options
         raise UsageError(

@@ -523,6 +523,14 @@ def _plain(sql: str) -> str:
     return body
 
 
+def created_sql(name: str) -> str:
+    """The macro ``name`` as ``register()`` creates it: its source with the guard parameter added
+    (every macro that calls it passes that parameter), then the ``COMMENT ON MACRO`` that marks it
+    as ours. Run as is, it replaces the macro with itself. Example: ``print(created_sql("ndcg"))``."""
+    m = macro(name)
+    return f"{_guarded(m).rstrip()}\n{_comment(m, m.name)};"
+
+
 def script() -> str:
     """Every macro as a plain ``CREATE OR REPLACE MACRO ...;`` statement, callees first, each
     followed by the ``COMMENT ON MACRO`` that marks it as ours (so ``install()`` and ``register()``

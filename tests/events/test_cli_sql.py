@@ -202,3 +202,24 @@ def test_sql_family_options_need_dialect(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 2 and "--p: only with --dialect" in err
     code, _, err = _main(capsys, "sql", "hit_rate", "--empty-ideal", "null")
     assert code == 2 and "--empty-ideal: only with --dialect" in err
+
+
+def test_sql_without_dialect_recreates_the_macro_its_callers_bind(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`sql ndcg` printed the source without the guard parameter (duckdb_ndcg.macros.guard())
+    that every caller passes: running it replaced ndcg, and mean_ndcg, which calls it, no longer
+    bound. Printed as created, it replaces ndcg with itself and stays one of ours."""
+    code, out, _ = _main(capsys, "sql", "ndcg")
+    assert code == 0
+    assert "CREATE OR REPLACE MACRO ndcg(" in out and out.lstrip().startswith("--")
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        con.execute(
+            "CREATE TABLE judged_run AS SELECT * FROM (VALUES " + ROWS + ") t(query_id, item_id, rel, rnk)"
+        )
+        before = con.execute("SELECT mean_ndcg(query_id, rel, rnk, 3) FROM judged_run").fetchone()
+        con.execute(out)
+        after = con.execute("SELECT mean_ndcg(query_id, rel, rnk, 3) FROM judged_run").fetchone()
+        assert after == before
+        duckdb_ndcg.register(con)  # still recognised as ours: replaced without asking
