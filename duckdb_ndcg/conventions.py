@@ -118,6 +118,7 @@ REPORT_METRICS = Param(
 )
 REPORT_METRIC_OPTIONS = (REPORT_METRICS, THRESHOLD, default("max_grade", "'mapping'"))
 CONF = default("conf", "0.95")
+SHIFT = default("shift", "NULL")  # the t-tests: NULL centres on the mean (a list), a number streams
 ALPHA = default("alpha", "0.05")
 TEST = Param("test", "'t'", ("t", "wilcoxon", "sign", "randomization"))
 CORRECTION = Param("correction", "'holm'", ("holm", "bonferroni", "bh", "none"))
@@ -192,8 +193,8 @@ _TABLE = (
                                    default("baseline", "NULL"), SLICE_BY, CONF, CORRECTION,
                                    ALPHA, *REPORT_OPTIONS)),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
-    Macro("paired_ttest", "stats", (*required("b", "a"), CONF)),
-    Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF)),
+    Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
+    Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),
     Macro("wilcoxon_test", "stats", required("b", "a")),
     Macro("sign_test", "stats", required("b", "a")),
     Macro("randomization_test", "stats", (*required("b", "a"), *RESAMPLING)),

@@ -56,7 +56,8 @@ _ndcg_ab_arms AS (
 _ndcg_ab_tests AS (
     SELECT COLUMNS(lambda c: c NOT IN [query_col, arm_col, '_ndcg', '_arm', '_treatment']),
            _treatment AS arm,
-           welch_ttest(_ndcg, _arm = _treatment, conf := conf) AS _w
+           -- shift 0: NDCG lies in [0, 1]; streamed sums, no list per arm
+           welch_ttest(_ndcg, _arm = _treatment, conf := conf, shift := 0.0) AS _w
     FROM _ndcg_ab_rows JOIN _ndcg_ab_arms ON _arm IN (_treatment, baseline::VARCHAR)
     GROUP BY ALL
 ),

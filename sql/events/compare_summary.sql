@@ -44,7 +44,9 @@ WITH _ndcg_compare_rows AS (
     -- as NULL by the tests (dropped) and counted in queries_dropped
     SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in',
                                        '_qkey', '_kcut', '_judged_a', '_judged_b']),
-           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf) AS _t,
+           -- shift 0: NDCG differences lie in [-1, 1]; streamed sums, no list per group
+           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf, shift := 0.0)
+               AS _t,
            -- the other tests see NULL pairs (nothing to do) unless chosen
            wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a).p_value
                AS _wilcoxon,

@@ -1,4 +1,4 @@
--- paired_ttest(b, a, conf := 0.95)
+-- paired_ttest(b, a, conf := 0.95, shift := NULL)
 --   -> STRUCT(n BIGINT, mean_a, mean_b, mean_diff, sd_diff, t, df, p_value, ci_low, ci_high,
 --             effect_size DOUBLE, dropped BIGINT)  [aggregate]
 -- Student's paired t-test of B against A over a group's rows, one row per query (b and a its
@@ -10,16 +10,31 @@
 -- Degenerate input (never NaN): n < 2 gives NULL t, df, p_value, interval; all differences equal
 -- (sd_diff = 0) gives t NULL, p_value 1 when they are all 0 (else 0) and the interval
 -- [mean_diff, mean_diff]. Sums are centred (_ndcg_moments), so a large common offset of the
--- differences costs no precision. The p-value is exact: the regularized incomplete beta function
+-- differences costs no precision.
+--   shift  NULL (default): each group's differences are held as a list and centred on their
+--          mean (memory: 8 bytes per row of the group, which does not spill). A number near the
+--          differences (0.0 for differences of NDCG values): the sums of b - a - shift are
+--          streamed in fixed memory (_ndcg_shifted_moments), equal to the default to rounding
+--          as long as the mean difference lies near shift. compare_summary passes 0.0. The p-value is exact: the regularized incomplete beta function
 -- evaluated in SQL (sql/internal/_ndcg_betainc.sql), no normal approximation.
 -- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(paired_ttest(ndcg_b, ndcg_a)) FROM per_query;
-CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95) AS
+CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95, shift := NULL) AS
 list_transform(
-    -- the differences as a list, centred before summing (_ndcg_moments); finite ones only: a NaN
-    -- is an error (dropped's check)
-    [{m: _ndcg_moments(coalesce(list((b - a)::DOUBLE) FILTER (WHERE isfinite(b - a)),
-                                []::DOUBLE[])),
+    -- shift NULL: the differences as a list, centred before summing (_ndcg_moments); a shift:
+    -- streamed sums of the differences from it (the list then filters every row out). Finite
+    -- differences only: a NaN is an error (dropped's check)
+    [{m: CASE WHEN _ndcg_checked_shift(shift) IS NULL
+              THEN _ndcg_moments(coalesce(list((b - a)::DOUBLE)
+                                     FILTER (WHERE shift IS NULL AND isfinite(b - a)),
+                                          []::DOUBLE[]))
+              ELSE _ndcg_shifted_moments(
+                  count(*) FILTER (WHERE isfinite(b - a)),
+                  coalesce(fsum((b - a)::DOUBLE - shift)
+                           FILTER (WHERE shift IS NOT NULL AND isfinite(b - a)), 0.0),
+                  coalesce(fsum(pow((b - a)::DOUBLE - shift, 2))
+                           FILTER (WHERE shift IS NOT NULL AND isfinite(b - a)), 0.0),
+                  shift) END,
       mean_a: favg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
       mean_b: favg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE,
       dropped: count(*) - count(b - a)

@@ -1,4 +1,4 @@
--- welch_ttest(value, is_b, conf := 0.95)
+-- welch_ttest(value, is_b, conf := 0.95, shift := NULL)
 --   -> STRUCT(n_a, n_b BIGINT, mean_a, mean_b, mean_diff, t, df, p_value, ci_low, ci_high DOUBLE,
 --             dropped BIGINT)  [aggregate]
 -- Welch's unpaired t-test of arm B against arm A (online A/B: each row one query of one arm,
@@ -10,16 +10,41 @@
 -- gives t NULL, p_value 1 when the means are equal (else 0) and the interval
 -- [mean_diff, mean_diff]. Sums are centred (_ndcg_moments): a large common offset of the values
 -- costs no precision.
+--   shift  NULL (default): each arm's values are held as a list and centred on their mean
+--          (memory: 8 bytes per row, which does not spill). A number near the values (0.0 for
+--          NDCG): the sums of value - shift are streamed in fixed memory, equal to the default to
+--          rounding as long as the arms' means lie near shift. ab_summary passes 0.0.
 -- A NaN or infinite value (is_b not NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT device, unnest(welch_ttest(ndcg, arm = 'new')) FROM per_query GROUP BY device;
-CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95) AS
+CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95, shift := NULL) AS
 list_transform(
-    -- each arm's values as a list, centred before summing (_ndcg_moments): values near 1e12 lost
-    -- the p-value's 4th digit to avg and var_samp; finite ones only (NaN: dropped's check)
-    [{ma: _ndcg_moments(coalesce(list(value::DOUBLE) FILTER (WHERE NOT is_b AND isfinite(value)),
-                                 []::DOUBLE[])),
-      mb: _ndcg_moments(coalesce(list(value::DOUBLE) FILTER (WHERE is_b AND isfinite(value)),
-                                 []::DOUBLE[])),
+    -- shift NULL: each arm's values as a list, centred before summing (_ndcg_moments): values
+    -- near 1e12 lost the p-value's 4th digit to avg and var_samp; a shift: streamed sums of the
+    -- values from it. Finite ones only (NaN: dropped's check)
+    [{ma: CASE WHEN _ndcg_checked_shift(shift) IS NULL
+               THEN _ndcg_moments(coalesce(list(value::DOUBLE)
+                                      FILTER (WHERE shift IS NULL AND NOT is_b
+                                                    AND isfinite(value)), []::DOUBLE[]))
+               ELSE _ndcg_shifted_moments(
+                   count(*) FILTER (WHERE NOT is_b AND isfinite(value)),
+                   coalesce(fsum(value::DOUBLE - shift)
+                            FILTER (WHERE shift IS NOT NULL AND NOT is_b AND isfinite(value)),
+                            0.0),
+                   coalesce(fsum(pow(value::DOUBLE - shift, 2))
+                            FILTER (WHERE shift IS NOT NULL AND NOT is_b AND isfinite(value)),
+                            0.0),
+                   shift) END,
+      mb: CASE WHEN _ndcg_checked_shift(shift) IS NULL
+               THEN _ndcg_moments(coalesce(list(value::DOUBLE)
+                                      FILTER (WHERE shift IS NULL AND is_b
+                                                    AND isfinite(value)), []::DOUBLE[]))
+               ELSE _ndcg_shifted_moments(
+                   count(*) FILTER (WHERE is_b AND isfinite(value)),
+                   coalesce(fsum(value::DOUBLE - shift)
+                            FILTER (WHERE shift IS NOT NULL AND is_b AND isfinite(value)), 0.0),
+                   coalesce(fsum(pow(value::DOUBLE - shift, 2))
+                            FILTER (WHERE shift IS NOT NULL AND is_b AND isfinite(value)), 0.0),
+                   shift) END,
       dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)
                + _ndcg_checked_finite(
                    count(*) FILTER (WHERE is_b IS NOT NULL AND NOT isfinite(value)),
