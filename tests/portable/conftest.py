@@ -182,8 +182,8 @@ def spark_engine() -> Iterator[Engine]:
     the expression factories) before running it, most of a test's time on tables of a few rows;
     interpreted, the same plans give the same rows (Spark falls back to them itself whenever
     codegen fails), and what the tests prove is what Spark's parser, analyser and functions make
-    of the SQL. Measured on 10 statements of to_sql, machine busy (load 8-10): 3.49 -> 2.13 s a
-    statement warm, 113 -> 75 s cold; the same rows."""
+    of the SQL. Measured on 10 statements of to_sql, machine busy (load about 5): 1.56 -> 1.05 s
+    a statement warm, 43 -> 29 s cold (the first run of each); the same rows."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as error:
