@@ -80,3 +80,14 @@ def test_cli_orders_wide_keys_exactly(tmp_path: Path, monkeypatch: pytest.Monkey
     with duckdb.connect() as con:
         got = con.execute("SELECT ndcg FROM read_csv('out.csv')").fetchall()
     assert got == [(pytest.approx(FIRST, abs=1e-12),)]
+
+
+@pytest.mark.parametrize("keyed", KEYS, indirect=True, ids=[k[0] for k in KEYS])
+def test_run_report_orders_wide_keys_exactly(keyed: duckdb.DuckDBPyConnection) -> None:
+    """run_report, the spilling route for judged runs, grouped and ordered the keys as DOUBLE."""
+    keyed.execute("CREATE TABLE run AS SELECT query_id, item_id, (item_id = 'a')::INTEGER AS rel, "
+                  "position AS rnk FROM shown")
+    got = keyed.execute("SELECT metric, k, value FROM run_report('run', k := [1, 2], "
+                        "metrics := ['ndcg', 'precision_at_k']) ORDER BY ALL").fetchall()
+    assert got == [("ndcg", 1, 1.0), ("ndcg", 2, 1.0),
+                   ("precision_at_k", 1, 1.0), ("precision_at_k", 2, 0.5)]
