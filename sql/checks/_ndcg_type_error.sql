@@ -1,6 +1,7 @@
 -- _ndcg_type_error(x, what): aggregate; NULL when column x is numeric, else an error naming `what`
 -- and its type (internal): text grades would compare alphabetically ('10' < '9'), and text, date
--- or timestamp rank keys failed deep inside a macro; integer rank keys beyond 2^53 are refused.
+-- or timestamp rank keys failed deep inside a macro; integer rank keys beyond 2^53 are refused,
+-- and DECIMAL keys that a DOUBLE cannot tell apart.
 -- typeof(any_value(x)) folds to a constant at bind time, so the check costs nothing per row; the
 -- aggregates then read TRY_CAST(x AS DOUBLE), which, unlike an expression holding error(),
 -- DuckDB shares between identical aggregates.
@@ -20,5 +21,18 @@ CASE
             error('duckdb_ndcg: rnk holds a key beyond 2^53 (' || max(x)::VARCHAR || ' or '
                   || min(x)::VARCHAR || '), where two keys may be one DOUBLE and tie: rank by '
                   || 'position, or subtract a common offset')
+    END
+    -- DECIMAL keys of 16 digits and more can be one DOUBLE too (123456789012345678 and ...679):
+    -- refused when they are, counted exactly (a DECIMAL of 15 digits or fewer never is; the type
+    -- test folds, so other keys pay no DISTINCT aggregate)
+    WHEN what = 'rnk' AND regexp_full_match(typeof(any_value(x)), 'DECIMAL\((1[6-9]|[23][0-9]),[0-9]+\)')
+    THEN CASE
+        WHEN count(DISTINCT x) > count(DISTINCT TRY_CAST(x AS DOUBLE)) THEN
+            error('duckdb_ndcg: rnk holds keys a DOUBLE cannot tell apart ('
+                  || count(DISTINCT x)::VARCHAR || ' ' || typeof(any_value(x)) || ' keys, '
+                  || count(DISTINCT TRY_CAST(x AS DOUBLE))::VARCHAR || ' DOUBLE value'
+                  || CASE WHEN count(DISTINCT TRY_CAST(x AS DOUBLE)) = 1 THEN '' ELSE 's' END
+                  || '), which would tie: rank by position (rank() OVER (PARTITION BY the query '
+                  || 'ORDER BY the key)), or subtract a common offset')
     END
 END;

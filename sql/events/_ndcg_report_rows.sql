@@ -112,7 +112,10 @@ _ndcg_shown AS NOT MATERIALIZED (
            COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
            CASE WHEN score_col IS NULL THEN 1 ELSE -1 END
-               * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk
+               * TRY_CAST(COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS DOUBLE) AS _rnk,
+           -- the key in its own type, which the rankings are ordered by: as DOUBLE, BIGINT keys
+           -- beyond 2^53 or DECIMAL keys of more than 15 digits can be one value and tie
+           COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS _order
     FROM query_table(rankings)
 ),
 _ndcg_placed AS (
@@ -127,8 +130,12 @@ _ndcg_placed AS (
            bool_or(_q IS NULL OR _i IS NULL OR _rnk IS NULL) OVER _all AS _null_keys,
            bool_or(NOT isfinite(_rnk)) OVER _all AS _bad_rank
     FROM _ndcg_shown LEFT JOIN _ndcg_gained USING (_q, _i)
-    WINDOW _w AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC),
-           _all AS (PARTITION BY _key ORDER BY _rnk, CASE WHEN ties = 'key' THEN _i END DESC
+    WINDOW _w AS (PARTITION BY _key ORDER BY CASE WHEN score_col IS NULL THEN _order END,
+                                             CASE WHEN score_col IS NOT NULL THEN _order END DESC,
+                                             CASE WHEN ties = 'key' THEN _i END DESC),
+           _all AS (PARTITION BY _key ORDER BY CASE WHEN score_col IS NULL THEN _order END,
+                                               CASE WHEN score_col IS NOT NULL THEN _order END DESC,
+                                               CASE WHEN ties = 'key' THEN _i END DESC
                     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ),
 _ndcg_read AS (

@@ -25,7 +25,10 @@ WITH _ndcg_judged AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
            TRY_CAST(COLUMNS(lambda c: c = rel_col) AS DOUBLE) AS _rel,
-           TRY_CAST(COLUMNS(lambda c: c = rnk_col) AS DOUBLE) AS _rnk
+           TRY_CAST(COLUMNS(lambda c: c = rnk_col) AS DOUBLE) AS _rnk,
+           -- the key in its own type, which the groups and their order read: as DOUBLE, BIGINT
+           -- keys beyond 2^53 or DECIMAL keys of more than 15 digits can be one value and tie
+           COLUMNS(lambda c: c = rnk_col) AS _order
     FROM query_table(tbl)
 ),
 _ndcg_checks AS (
@@ -59,16 +62,16 @@ _ndcg_checks AS (
 _ndcg_groups AS (
     -- one row per tie group of a ranking (per returned row with ties := 'key'): a fixed-size
     -- hash aggregate, which spills
-    SELECT _q, _rnk, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
+    SELECT _q, _order, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
            sum(_ndcg_gain_value(_rel, gain)) AS _gain,
            count(*) FILTER (WHERE _rel >= threshold) AS _hits
     FROM _ndcg_judged
-    WHERE _rnk IS NOT NULL
+    WHERE _order IS NOT NULL
     GROUP BY ALL
 ),
 _ndcg_placed AS (
     -- each group's first position: the rows of the groups ranked before it, plus one
-    SELECT *, sum(_n) OVER (PARTITION BY _q ORDER BY _rnk, _tie DESC
+    SELECT *, sum(_n) OVER (PARTITION BY _q ORDER BY _order, _tie DESC
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS _before
     FROM _ndcg_groups
 ),

@@ -6,7 +6,8 @@
 -- resample means with linear interpolation (_ndcg_sorted_quantile), as
 -- scipy.stats.bootstrap(method='percentile') computes them (the two differ by Monte-Carlo error:
 -- other random numbers).
---   resamples  number of resamples (cost: resamples x n draws per group).
+--   resamples  number of resamples (cost: resamples x n draws per group; memory: the resample
+--              means, about 100 bytes each as DuckDB lists, and one chunk of draws).
 --   seed       any integer or text (NULL is an error): the same data and seed give the same
 --              interval. Draw i of
 --              resample r is hash('seed:r:i') modulo n (_ndcg_draw) into the group's sorted
@@ -24,11 +25,23 @@ list_transform(
                + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
                                       'bootstrap_ci', 'b and a')}],
     lambda s: list_transform(
+        -- the resample means in chunks of about 65,536 draws (c resamples of n), appended one
+        -- chunk at a time by list_reduce: memory holds the means and one chunk, not a list of
+        -- every draw (resamples x n: 280 MB at 2,000 x 5,000, outside memory_limit: lists are not
+        -- buffer-managed); the same draws and the same list_avg as one list, so the same interval.
+        -- The start value [] leads the list (DuckDB 1.4/1.5's list_reduce mixes rows up with a
+        -- third argument); then each chunk's first resample.
         [CASE WHEN len(s.d) > 0 THEN list_sort(list_transform(
-             range(1, s.r + 1),
-             lambda r: list_avg(list_transform(
-                 range(1, len(s.d) + 1),
-                 lambda i: s.d[(_ndcg_draw(s.seed, r, i) % len(s.d)::UBIGINT)::BIGINT + 1]))))
+             [greatest(1, 65536 // len(s.d))::BIGINT],
+             lambda c: list_reduce(
+                 list_concat([[]::DOUBLE[]],
+                             list_transform(range(1, s.r + 1, c), lambda first: [first::DOUBLE])),
+                 lambda means, first: list_concat(means, list_transform(
+                     range(first[1]::BIGINT, least(first[1]::BIGINT + c, s.r + 1)),
+                     lambda r: list_avg(list_transform(
+                         range(1, len(s.d) + 1),
+                         lambda i: s.d[(_ndcg_draw(s.seed, r, i) % len(s.d)::UBIGINT)::BIGINT
+                                       + 1]))))))[1])
          END],
         lambda means: {n: len(s.d)::BIGINT, mean_diff: list_avg(s.d)::DOUBLE,
                        ci_low: _ndcg_sorted_quantile(means, (1.0 - s.conf) / 2.0)::DOUBLE,

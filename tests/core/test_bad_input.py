@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -284,6 +285,17 @@ CASES: list[tuple[str, str, str]] = [
         for agg in ("ndcg(rel, rnk)", "precision_at_k(rel, rnk, 1)", "rbp(rel, rnk)")
         for t, v in (("BIGINT", 2**60), ("UBIGINT", 2**60), ("HUGEINT", -(2**60)))
     ],
+    # DECIMAL keys of more than 15 digits: two keys one DOUBLE tied likewise (0.815)
+    *[
+        (f"wide-decimal-{t}-{agg.split('(')[0]}",
+         f"SELECT {agg} FROM (VALUES (1, {v}::{t}), (0, {w}::{t})) AS v(rel, rnk)",
+         r"rnk holds keys a DOUBLE cannot tell apart \(2 " + re.escape(t)
+         + r" keys, 1 DOUBLE value\), which would tie: rank by position")
+        for agg in ("ndcg(rel, rnk)", "precision_at_k(rel, rnk, 1)", "rbp(rel, rnk)")
+        for t, v, w in (("DECIMAL(18,0)", "123456789012345678", "123456789012345679"),
+                        ("DECIMAL(18,3)", "123456789012345.678", "123456789012345.679"),
+                        ("DECIMAL(38,10)", "1234567890123.0000000001", "1234567890123.0000000002"))
+    ],
     ("rel-VARCHAR-idcg", "SELECT idcg(rel) FROM (VALUES ('3')) AS v(rel)", r"rel must be a number"),
     ("threshold-nan", f"SELECT precision_at_k(rel, rnk, 1, threshold := 'nan') {rows(GOOD)}",
      r"threshold must be a finite number, got nan"),
@@ -447,3 +459,15 @@ def test_integer_keys_up_to_2_53_are_fine(con_t: duckdb.DuckDBPyConnection) -> N
         "GROUP BY q ORDER BY q"
     ).fetchall()
     assert rows == [(1, 1.0), (2, 0.0)]
+
+
+def test_wide_decimal_keys_a_double_tells_apart_are_fine(con_t: duckdb.DuckDBPyConnection) -> None:
+    """Only keys that would tie are refused: 0.25 and 0.5, 2^53 - 1 and 2^53, all DECIMAL(38,20)
+    (38 digits, but distinct DOUBLE values), and a query of NULL keys, are scored."""
+    rows = con_t.execute(
+        "SELECT q, ndcg(rel, rnk) FROM (VALUES (1, 1, 0.25::DECIMAL(38,20)), "
+        "(1, 0, 0.5::DECIMAL(38,20)), (2, 1, 9007199254740991::DECIMAL(18,0)), "
+        "(2, 0, 9007199254740992::DECIMAL(18,0)), (3, 1, NULL)) AS v(q, rel, rnk) "
+        "GROUP BY q ORDER BY q"
+    ).fetchall()
+    assert rows == [(1, 1.0), (2, 1.0), (3, 0.0)]
