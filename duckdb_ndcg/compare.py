@@ -21,6 +21,7 @@ from duckdb_ndcg.evaluate import (
     judged_percent,
     open_source,
     report_arguments,
+    require_slices,
 )
 from duckdb_ndcg.macros import register
 
@@ -125,7 +126,6 @@ def compare(
     for source, role in ((rankings_a, "rankings_a"), (rankings_b, "rankings_b")):
         opened = open_source(con, source, role)
         _require(opened, role, {"query_col": query_col, "item_col": item_col, **rank_col})
-        _require(opened, role, {f"slice_by[{i}]": name for i, name in enumerate(slice_by)})
         ranked.append(opened)
     logged = open_source(con, events, "events")
     _require(
@@ -138,6 +138,7 @@ def compare(
             "time_col": time_col,
         },
     )
+    require_slices(dict(zip(("rankings_a", "rankings_b"), ranked)), logged, slice_by)
     options = {
         "k": cuts,
         "slice_by": list(slice_by),
