@@ -228,3 +228,26 @@ def test_cli_compare_takes_a_slice_from_the_events(
         for s, (n, _) in means_a.items()
     }
     assert "platform=web, NDCG@3" in capsys.readouterr().out
+
+
+def test_the_readme_query_equals_its_join_spelled_out(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE TABLE shown AS SELECT search_id AS query_id, sku AS item_id, "
+                "rank_pos AS position FROM (VALUES " + ", ".join(map(repr, SHOWN_A))
+                + ") t(search_id, sku, rank_pos, variant)")
+    grades = {"view": "impression", "click": "click", "buy": "purchase"}
+    con.execute("CREATE TABLE events AS SELECT * FROM (VALUES " + ", ".join(
+        repr((q, sku, grades[action], platform)) for q, sku, action, platform in EVENTS
+    ).replace("None", "NULL") + ") t(query_id, item_id, event_type, device)")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    direct = "SELECT * FROM ndcg_summary('shown', 'events', slice_by := ['device']);"
+    assert direct in readme
+    start = readme.index("CREATE VIEW shown_by_device")
+    *view, spelled_out = [s for s in readme[start:readme.index("```", start)].split(";")
+                          if s.strip()]
+    con.execute(";".join(view))
+    got = con.execute(direct).fetchall()
+    assert len(got) == 4  # three platforms and NULL
+    assert got == [  # the same means, summed in another order
+        tuple(pytest.approx(v, abs=1e-12) if isinstance(v, float) else v for v in row)
+        for row in con.execute(spelled_out + " ORDER BY ALL").fetchall()
+    ]
