@@ -251,3 +251,16 @@ def test_the_readme_query_equals_its_join_spelled_out(con: duckdb.DuckDBPyConnec
         tuple(pytest.approx(v, abs=1e-12) if isinstance(v, float) else v for v in row)
         for row in con.execute(spelled_out + " ORDER BY ALL").fetchall()
     ]
+
+
+def test_only_a_report_with_slices_joins_the_events_per_query(log) -> None:
+    # the default report's plan reads the rankings alone, as before item 6: the per-query pass
+    # over the events (its column _ndcg_sq) is planned only when slice_by names a column
+    def plan(extra: str) -> str:
+        return "\n".join(row[1] for row in log.execute(
+            f"EXPLAIN SELECT * FROM ndcg_report('search_log', 'clicks', {NAMES}{extra})"
+        ).fetchall())
+
+    assert "_ndcg_sq" not in plan("")
+    assert "_ndcg_sq" in plan(", slice_by := ['platform']")
+    assert "_ndcg_sq" in plan(", slice_by := ['variant']")  # a rankings column: joined too
