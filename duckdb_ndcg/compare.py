@@ -91,7 +91,8 @@ def compare(
     of its first k items that an event of the log grades (an offline replay's items never shown
     to anyone are unjudged and score 0; ``verdict`` names a ranker below 0.9). Inputs and the
     other options (``log_base``, the
-    discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
+    discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`, and so
+    is ``slice_by`` (a column both rankings lack is taken from the events, per query);
     ``verdict(row)`` words a row.
 
     Example::

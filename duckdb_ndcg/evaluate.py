@@ -175,7 +175,7 @@ def evaluate(
     (``'mapping'``: the mapping's largest grade); ``shape='summary'`` gives their means
     (``mean_precision_at_k``, ...). A ``slice_by`` column the rankings lack is taken from the
     events, one value per query (events of a query that disagree are an error; a query without
-    events gets NULL). The summary always has ``mean_judged_at_k``, the share of each ranking's
+    events gets NULL; a column both tables have is the rankings'), by the macro itself. The summary always has ``mean_judged_at_k``, the share of each ranking's
     first k items that an event of the log grades (``'judged_at_k'`` in ``metrics`` gives it per
     query): an offline replay's items never shown to anyone are unjudged and score 0, and the CLI
     warns when the share is below ``MIN_JUDGED`` (0.9).
