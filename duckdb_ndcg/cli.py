@@ -747,7 +747,11 @@ half of the queries (an A/B test: each query served by one arm) are an error unl
     cmp.add_argument("events", help="events: a .parquet/.csv file, a table of --db, or - (stdin)")
     cmp.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
     cmp.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 5,10 (default 10)")
-    cmp.add_argument("--slice-by", default="", help="comma-separated columns of the rankings")
+    cmp.add_argument(
+        "--slice-by",
+        default="",
+        help="comma-separated columns of the rankings (or of events, per query)",
+    )
     cmp.add_argument("--test", default="t", choices=TESTS, help="significance test (default t)")
     cmp.add_argument("--conf", type=_unit, default=0.95, help="interval level (default 0.95)")
     cmp.add_argument("--correction", default="holm", choices=CORRECTIONS,

@@ -21,6 +21,7 @@ from duckdb_ndcg.evaluate import (
     judged_percent,
     open_source,
     report_arguments,
+    require_slices,
 )
 from duckdb_ndcg.macros import own_connection, register
 
@@ -90,7 +91,8 @@ def compare(
     of its first k items that an event of the log grades (an offline replay's items never shown
     to anyone are unjudged and score 0; ``verdict`` names a ranker below 0.9). Inputs and the
     other options (``log_base``, the
-    discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`;
+    discount's base, 2 by default, among them) are as for :func:`duckdb_ndcg.evaluate`, and so
+    is ``slice_by`` (a column both rankings lack is taken from the events, per query);
     ``verdict(row)`` words a row.
 
     Example::
@@ -125,7 +127,6 @@ def compare(
     for source, role in ((rankings_a, "rankings_a"), (rankings_b, "rankings_b")):
         opened = open_source(con, source, role)
         _require(opened, role, {"query_col": query_col, "item_col": item_col, **rank_col})
-        _require(opened, role, {f"slice_by[{i}]": name for i, name in enumerate(slice_by)})
         ranked.append(opened)
     logged = open_source(con, events, "events")
     _require(
@@ -138,6 +139,7 @@ def compare(
             "time_col": time_col,
         },
     )
+    require_slices(dict(zip(("rankings_a", "rankings_b"), ranked)), logged, slice_by)
     options = {
         "k": cuts,
         "slice_by": list(slice_by),

@@ -179,7 +179,7 @@ def evaluate(
     (``'mapping'``: the mapping's largest grade); ``shape='summary'`` gives their means
     (``mean_precision_at_k``, ...). A ``slice_by`` column the rankings lack is taken from the
     events, one value per query (events of a query that disagree are an error; a query without
-    events gets NULL). The summary always has ``mean_judged_at_k``, the share of each ranking's
+    events gets NULL; a column both tables have is the rankings'), by the macro itself. The summary always has ``mean_judged_at_k``, the share of each ranking's
     first k items that an event of the log grades (``'judged_at_k'`` in ``metrics`` gives it per
     query): an offline replay's items never shown to anyone are unjudged and score 0, and the CLI
     warns when the share is below ``MIN_JUDGED`` (0.9).
@@ -210,7 +210,7 @@ def evaluate(
             "time_col": time_col,
         },
     )
-    ranked = _with_event_slices(con, ranked, logged, query_col, list(slice_by))
+    require_slices({"rankings": ranked}, logged, slice_by)
     grades = _read_mapping(con, mapping)
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
     mapping_params = [list(grades), list(grades.values())] if grades is not None else []
@@ -250,54 +250,22 @@ def evaluate(
     return con.sql(sql, params=[ranked.name, logged.name, *params])
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+def require_slices(
+    ranked: Mapping[str, Source], logged: Source, slice_by: Sequence[str]
+) -> None:
+    """``ValueError`` for a ``slice_by`` column that neither a rankings table (by role) nor the
+    events has.
 
-
-def _with_event_slices(
-    con: duckdb.DuckDBPyConnection,
-    ranked: Source,
-    logged: Source,
-    query_col: str,
-    slice_by: list[str],
-) -> Source:
-    """The rankings with the slice columns only the events have, taken per query (a view under a
-    fresh name, registered as data frames are, so a read-only database works): a query whose events disagree on one is an error naming it; a query without
-    events gets NULL. ``ValueError`` for a column neither table has."""
-    from_events = []
+    The SQL takes a column the rankings lack from the events, one value per query (see
+    ``ndcg_report``); this only names a missing column before any SQL runs.
+    """
     for i, name in enumerate(slice_by):
-        if name in ranked.columns:
-            continue
-        if name not in logged.columns:
-            raise ValueError(
-                f"neither rankings {ranked.label} nor events {logged.label} has a column "
-                f"{name!r} (slice_by[{i}]); rankings columns: {', '.join(ranked.columns)}"
-            )
-        from_events.append(name)
-    if not from_events:
-        return ranked
-    # identifiers quoted; the table names and the message's words are parameters
-    per_query = ", ".join(
-        f"CASE WHEN count(DISTINCT {_quoted(c)}) > 1 THEN error('duckdb_ndcg: events ' || ? "
-        f"|| ' give query ' || {_quoted(query_col)}::VARCHAR || ' more than one ' || ? || "
-        f"': a slice taken from the events must have one value per query') "
-        f"ELSE any_value({_quoted(c)}) END AS {_quoted(c)}"
-        for c in from_events
-    )
-    params: list[object] = [ranked.name]
-    for c in from_events:
-        params += [logged.label, c]
-    params.append(logged.name)
-    relation = con.sql(
-        "SELECT _ndcg_r.*, _ndcg_s.* EXCLUDE (_ndcg_sq) FROM query_table(?) AS _ndcg_r "
-        f"LEFT JOIN (SELECT {_quoted(query_col)} AS _ndcg_sq, {per_query} "
-        f"FROM query_table(?) GROUP BY {_quoted(query_col)}) AS _ndcg_s "
-        f"ON _ndcg_r.{_quoted(query_col)} = _ndcg_s._ndcg_sq",
-        params=params,
-    )
-    name = f"rankings_sliced_{next(_frames)}"
-    con.register(name, relation)  # a view in the connection's temporary catalog (read-only too)
-    return Source(ranked.label, name, tuple(relation.columns))
+        for role, source in ranked.items():
+            if name not in source.columns and name not in logged.columns:
+                raise ValueError(
+                    f"neither {role} {source.label} nor events {logged.label} has a column "
+                    f"{name!r} (slice_by[{i}]); rankings columns: {', '.join(source.columns)}"
+                )
 
 
 def judged_percent(share: float) -> str:

@@ -107,6 +107,34 @@ _ndcg_key_types AS (
                     THEN item_col || ' of events table ' || _ndcg_table_name(events) END],
                lambda c: c IS NOT NULL) AS _collated
 ),
+_ndcg_names AS (
+    -- the tables' names for the messages below, taken where no column is in scope: a bare name
+    -- (rankings table shown, events table rel) would otherwise bind as a column of the rows
+    SELECT _ndcg_table_name(rankings) AS _rankings_name, _ndcg_table_name(events) AS _events_name
+),
+_ndcg_event_slices AS NOT MATERIALIZED (
+    -- the slice_by columns of the events, one value per query: NULL values are skipped, and a
+    -- query whose events hold two is an error naming the column, the query and two values
+    -- (_ndcg_sq is among the columns, so that the list is never empty)
+    SELECT _ndcg_event_slice(COLUMNS(lambda c: c = '_ndcg_sq' OR list_contains(slice_by, c)),
+                             _ndcg_sq, query_col, _events_name)
+    FROM (SELECT COLUMNS(lambda c: c = query_col) AS _ndcg_sq, * FROM query_table(events)),
+         _ndcg_names
+    GROUP BY _ndcg_sq
+),
+_ndcg_rankings_as_given AS NOT MATERIALIZED (
+    SELECT * FROM query_table(rankings)
+),
+_ndcg_rankings_sliced AS NOT MATERIALIZED (
+    -- the rankings with the events' slice columns joined per query. In SELECT * a name both
+    -- tables have is the events' the second time (platform_1), so slice_by reads the rankings'
+    -- own column: their value wins, and the events' values of it are not read
+    SELECT * FROM (
+        SELECT _r.*, _s.*
+        FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_rq
+              FROM query_table(rankings)) AS _r
+        LEFT JOIN _ndcg_event_slices AS _s ON _r._ndcg_rq = _s._ndcg_sq)
+),
 _ndcg_shown AS NOT MATERIALIZED (
     SELECT struct_pack(*COLUMNS(lambda c: c = query_col OR list_contains(slice_by, c))) AS _key,
            COLUMNS(lambda c: c = query_col) AS _q,
@@ -116,7 +144,11 @@ _ndcg_shown AS NOT MATERIALIZED (
            -- the key in its own type, which the rankings are ordered by: as DOUBLE, BIGINT keys
            -- beyond 2^53 or DECIMAL keys of more than 15 digits can be one value and tie
            COLUMNS(lambda c: c = coalesce(score_col, position_col)) AS _order
-    FROM query_table(rankings)
+    -- the join with the events only when slice_by names a column (a constant condition: the
+    -- query without slices, the default, reads the rankings alone, as before; DuckDB 1.4 binds
+    -- both CTEs, and plans only the one read)
+    FROM query_table(CASE WHEN coalesce(len(slice_by), 0) = 0 THEN '_ndcg_rankings_as_given'
+                          ELSE '_ndcg_rankings_sliced' END)
 ),
 _ndcg_placed AS (
     -- one sort per ranking (spills): tie group start _s and size _n of every row, and the
@@ -260,11 +292,6 @@ _ndcg_unjudged AS (
     WHERE _s <= coalesce(_k, _s)
     GROUP BY _key, _k
 ),
-_ndcg_names AS (
-    -- the tables' names for the messages below, taken where no column is in scope: a bare name
-    -- (rankings table shown, events table rel) would otherwise bind as a column of the rows
-    SELECT _ndcg_table_name(rankings) AS _rankings_name, _ndcg_table_name(events) AS _events_name
-),
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
     -- grades and gains are refused below, in the report's words (it has no negative option)
@@ -330,12 +357,11 @@ SELECT _key, _k,
                 AND list_any_value(list_filter(
                     slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                 IS NOT NULL THEN
-               error('duckdb_ndcg: rankings table ' || _rankings_name
-                     || ' has no column '
+               error('duckdb_ndcg: neither rankings table ' || _rankings_name
+                     || ' nor events table ' || _events_name || ' has a column '
                      || list_any_value(list_filter(
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
-                     || ' (named in slice_by; a column of the events: join it to the rankings '
-                     || 'per query in a view, as the README shows)')
+                     || ' (named in slice_by)')
            WHEN list_has_any(list_append(slice_by, query_col),
                              list_concat(_ndcg_report_columns(), metrics)) THEN
                error('duckdb_ndcg: column '

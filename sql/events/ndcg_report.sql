@@ -14,10 +14,14 @@
 -- any number of cutoffs keeps one schema and `GROUP BY k` gives the means (ndcg_summary does).
 --   k             a cutoff or a list of them; NULL = no cutoff (whole ranking, IDCG over every
 --                 graded item: trec_eval ndcg). A cutoff k cuts DCG and IDCG at k (ndcg_cut.k).
---   slice_by      names of extra columns of `rankings` (day, device, variant): each (slice, query)
---                 is its own ranking, judged by the same events (they join on query and item only).
---                 A slice of the events (device, day) is added to the rankings per query in a
---                 view first (README); evaluate() and the CLI do that themselves.
+--   slice_by      names of slice columns (day, device, variant). A column of `rankings`: each
+--                 (slice, query) is its own ranking, judged by the same events (they join on
+--                 query and item only). A column only `events` has is a property of the query,
+--                 taken per query: NULL values are skipped, a query without events (or with NULL
+--                 only) gets NULL, a query whose events hold two values is an error naming the
+--                 column and the query. A column both tables have is the rankings' (the events'
+--                 values of it are not read). Naming a slice joins the rankings to one pass over
+--                 the events grouped by query; without slice_by the rankings are read alone.
 --                 One name may be given as text: slice_by := 'device' is ['device'].
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,

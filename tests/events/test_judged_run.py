@@ -374,8 +374,8 @@ def test_a_query_whose_events_disagree_on_the_slice_is_an_error(
 ) -> None:
     event_slices.execute("INSERT INTO events VALUES ('q1', 'a', 'view', 'desktop')")
     with pytest.raises(duckdb.Error, match=re.escape(
-        "events events give query q1 more than one device: a slice taken from the events must "
-        "have one value per query"
+        "events table events gives query_id q1 more than one device (desktop, mobile): a slice "
+        "taken from the events must have one value per query"
     )):
         evaluate("shown", "events", con=event_slices, slice_by=["device"]).fetchall()
     with pytest.raises(ValueError, match=re.escape(

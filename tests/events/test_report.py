@@ -201,7 +201,7 @@ BAD_SQL = {
     "NULL key in rankings": ("SELECT * FROM ndcg_report('shown_null', 'ev_ok')", "has NULL in"),
     "unknown slice column": (
         "SELECT * FROM ndcg_report('shown_ok', 'ev_ok', slice_by := ['dev'])",
-        "has no column dev (named in slice_by; a column of the events: join it",
+        "neither rankings table shown_ok nor events table ev_ok has a column dev (named in",
     ),
     "zero cutoff": ("SELECT * FROM ndcg_report('shown_ok', 'ev_ok', k := [0])", "k must be"),
     "bad duplicates option": (

@@ -65,7 +65,7 @@ def test_bare_table_names_in_error_messages(log: duckdb.DuckDBPyConnection) -> N
         ("SELECT * FROM ndcg_report(shown, events)", "rankings table shown has NULL in"),
         ("SELECT * FROM ndcg_report(r_null, events)", "rankings table r_null has NULL in"),
         ("SELECT * FROM ndcg_report(r_prod, logs.ev, slice_by := ['day'])",
-         "rankings table r_prod has no column day"),
+         "neither rankings table r_prod nor events table logs.ev has a column day"),
         ("SELECT * FROM ab_summary(r_prod, events, 'arm', baseline := 'C')",
          "no row of r_prod has arm = C"),
     ]:
@@ -110,7 +110,8 @@ def test_slice_by_takes_one_name_as_text(log: duckdb.DuckDBPyConnection, macro: 
 
 
 def test_slice_by_names_an_unknown_column_as_text(log: duckdb.DuckDBPyConnection) -> None:
-    with pytest.raises(duckdb.Error, match="rankings table r_prod has no column day"):
+    with pytest.raises(duckdb.Error, match="neither rankings table r_prod nor events table events "
+                       "has a column day"):
         log.execute("SELECT * FROM ndcg_summary('r_prod', 'events', slice_by := 'day')").fetchall()
 
 

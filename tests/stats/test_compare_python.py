@@ -157,7 +157,7 @@ def test_readme_statistics_loop_prints_labeled_lines(files: Path) -> None:
     ({"seed": None}, "seed must be an integer or text, got None"),
     ({"seed": 1.5}, "seed must be an integer or text, got 1.5"),
     ({"eps": float("nan")}, "eps must be a finite number >= 0, got nan"),
-    ({"slice_by": ["nope"]}, "rankings_a .* has no column 'nope'"),
+    ({"slice_by": ["nope"]}, "neither rankings_a .* nor events .* has a column 'nope'"),
 ])
 def test_compare_bad_options(files: Path, option: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -190,7 +190,7 @@ def test_cli_bad_input_is_one_line(files: Path, capsys: pytest.CaptureFixture[st
                  str(files / "events.parquet"), "--slice-by", "nope"])
     err = capsys.readouterr().err
     assert code == 1  # found in the data
-    assert err.startswith("duckdb-ndcg compare: rankings_a") and "(--slice-by)" in err
+    assert err.startswith("duckdb-ndcg compare: neither rankings_a") and "(--slice-by)" in err
     assert len(err.strip().splitlines()) == 1
 
 
