@@ -289,12 +289,14 @@ CASES: list[tuple[str, str, str]] = [
     *[
         (f"wide-decimal-{t}-{agg.split('(')[0]}",
          f"SELECT {agg} FROM (VALUES (1, {v}::{t}), (0, {w}::{t})) AS v(rel, rnk)",
-         r"rnk holds keys a DOUBLE cannot tell apart \(2 " + re.escape(t)
-         + r" keys, 1 DOUBLE value\), which would tie: rank by position")
+         r"rnk is " + re.escape(t) + r" with keys up to .*, where two keys may be one DOUBLE and "
+         r"tie: cast it to DOUBLE if 15 significant digits tell your keys apart")
         for agg in ("ndcg(rel, rnk)", "precision_at_k(rel, rnk, 1)", "rbp(rel, rnk)")
         for t, v, w in (("DECIMAL(18,0)", "123456789012345678", "123456789012345679"),
                         ("DECIMAL(18,3)", "123456789012345.678", "123456789012345.679"),
-                        ("DECIMAL(38,10)", "1234567890123.0000000001", "1234567890123.0000000002"))
+                        ("DECIMAL(38,10)", "1234567890123.0000000001", "1234567890123.0000000002"),
+                        # few digits, but a scale a DOUBLE's spacing passes at 4.5e-5: refused
+                        ("DECIMAL(38,20)", "0.25", "0.5"))
     ],
     ("rel-VARCHAR-idcg", "SELECT idcg(rel) FROM (VALUES ('3')) AS v(rel)", r"rel must be a number"),
     ("threshold-nan", f"SELECT precision_at_k(rel, rnk, 1, threshold := 'nan') {rows(GOOD)}",
@@ -462,12 +464,16 @@ def test_integer_keys_up_to_2_53_are_fine(con_t: duckdb.DuckDBPyConnection) -> N
 
 
 def test_wide_decimal_keys_a_double_tells_apart_are_fine(con_t: duckdb.DuckDBPyConnection) -> None:
-    """Only keys that would tie are refused: 0.25 and 0.5, 2^53 - 1 and 2^53, all DECIMAL(38,20)
-    (38 digits, but distinct DOUBLE values), and a query of NULL keys, are scored."""
-    rows = con_t.execute(
-        "SELECT q, ndcg(rel, rnk) FROM (VALUES (1, 1, 0.25::DECIMAL(38,20)), "
-        "(1, 0, 0.5::DECIMAL(38,20)), (2, 1, 9007199254740991::DECIMAL(18,0)), "
-        "(2, 0, 9007199254740992::DECIMAL(18,0)), (3, 1, NULL)) AS v(q, rel, rnk) "
-        "GROUP BY q ORDER BY q"
-    ).fetchall()
-    assert rows == [(1, 1.0), (2, 1.0), (3, 0.0)]
+    """Wide DECIMAL keys within what a DOUBLE tells apart at their scale are scored: 0.25 and
+    0.5 as DECIMAL(18,6), 2^53 - 1 and 2^53 as DECIMAL(18,0), 123456789.123 and .124 as
+    DECIMAL(16,3), and a query of NULL keys."""
+    # one VALUES list per type: a column of several DECIMAL types is one wider DECIMAL
+    for keys in ("0.25::DECIMAL(18,6), 0.5::DECIMAL(18,6)",
+                 "9007199254740991::DECIMAL(18,0), 9007199254740992::DECIMAL(18,0)",
+                 "123456789.123::DECIMAL(16,3), 123456789.124::DECIMAL(16,3)"):
+        first, second = keys.split(", ")
+        rows = con_t.execute(
+            f"SELECT q, ndcg(rel, rnk) FROM (VALUES (1, 1, {first}), (1, 0, {second}), "
+            "(2, 1, NULL)) AS v(q, rel, rnk) GROUP BY q ORDER BY q"
+        ).fetchall()
+        assert rows == [(1, 1.0), (2, 0.0)], keys
