@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -75,13 +76,31 @@ def _spark_cover() -> set[tuple[str, str]]:
     return cover | {(m, c) for c, m in firsts.items()}
 
 
+def on_engines(cases: list[Any], spark: Callable[[Any], bool]) -> list[Any]:
+    """Each case (a pytest.param) on every engine, on Spark only where ``spark(case)``: the
+    engine parameter comes last, indirect (the ``engine`` fixture)."""
+    return [
+        pytest.param(*case.values, name, id=f"{name}-{case.id}")
+        for name in ENGINES
+        for case in cases
+        if name != "spark" or spark(case)
+    ]
+
+
+def first_of_each(cases: list[Any], key: Callable[[tuple[Any, ...]], str]) -> set[str]:
+    """The ids of the first case (a pytest.param) of each ``key(values)``: in METRICS order,
+    the key's first metric."""
+    firsts: dict[str, str] = {}
+    for case in cases:
+        firsts.setdefault(key(case.values), case.id)
+    return set(firsts.values())
+
+
 SPARK_COVER = _spark_cover()
-ENGINE_CASES = [
-    pytest.param(m, c, e, id=f"{e}-{m}-{c}")
-    for e in ENGINES
-    for m, c in APPLIES
-    if e != "spark" or (m, c) in SPARK_COVER
-]
+ENGINE_CASES = on_engines(
+    [pytest.param(m, c, id=f"{m}-{c}") for m, c in APPLIES],
+    lambda case: tuple(case.values) in SPARK_COVER,
+)
 
 
 def _literal(value: Any) -> str:
@@ -286,7 +305,24 @@ ORDER_FREE = [
 ]
 
 
-@pytest.mark.parametrize(("metric", "k", "options"), ORDER_FREE)
+def _options_key(options: dict[str, Any]) -> str:
+    return repr(sorted(options.items()))
+
+
+# Spark: every metric without options at full depth and at k 3 (inside a tie group), and each
+# option at each cutoff once (its first metric)
+_ORDER_FREE_SPARK = first_of_each(ORDER_FREE, lambda v: f"{v[1]}-{_options_key(v[2])}")
+
+
+@pytest.mark.parametrize(
+    ("metric", "k", "options", "engine"),
+    on_engines(
+        ORDER_FREE,
+        lambda case: (not case.values[2] and case.values[1] in (None, 3))
+        or case.id in _ORDER_FREE_SPARK,
+    ),
+    indirect=["engine"],
+)
 def test_ties_whose_order_cannot_matter(
     engine: Engine,
     reference: duckdb.DuckDBPyConnection,
@@ -348,7 +384,15 @@ def test_every_metric_with_an_empty_ideal_takes_it() -> None:
     ]
 
 
-@pytest.mark.parametrize(("metric", "options"), EMPTY_CASES)
+# Spark: every metric without options, and each option once (its first metric)
+_EMPTY_SPARK = first_of_each(EMPTY_CASES, lambda v: _options_key(v[1]))
+
+
+@pytest.mark.parametrize(
+    ("metric", "options", "engine"),
+    on_engines(EMPTY_CASES, lambda case: not case.values[1] or case.id in _EMPTY_SPARK),
+    indirect=["engine"],
+)
 def test_empty_ideal_matches_macros(
     engine: Engine, reference: duckdb.DuckDBPyConnection, metric: str, options: dict[str, Any]
 ) -> None:
