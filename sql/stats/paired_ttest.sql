@@ -24,17 +24,7 @@ list_transform(
     -- shift NULL: the differences as a list, centred before summing (_ndcg_moments); a shift:
     -- streamed sums of the differences from it (the list then filters every row out). Finite
     -- differences only: a NaN is an error (dropped's check)
-    [{m: CASE WHEN _ndcg_checked_shift(shift) IS NULL
-              THEN _ndcg_moments(coalesce(list((b - a)::DOUBLE)
-                                     FILTER (WHERE shift IS NULL AND isfinite(b - a)),
-                                          []::DOUBLE[]))
-              ELSE _ndcg_shifted_moments(
-                  count(*) FILTER (WHERE isfinite(b - a)),
-                  coalesce(fsum((b - a)::DOUBLE - shift)
-                           FILTER (WHERE shift IS NOT NULL AND isfinite(b - a)), 0.0),
-                  coalesce(fsum(pow((b - a)::DOUBLE - shift, 2))
-                           FILTER (WHERE shift IS NOT NULL AND isfinite(b - a)), 0.0),
-                  shift) END,
+    [{m: _ndcg_group_moments(b - a, true, shift),
       mean_a: favg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
       mean_b: favg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE,
       dropped: count(*) - count(b - a)

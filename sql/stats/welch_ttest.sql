@@ -21,30 +21,8 @@ list_transform(
     -- shift NULL: each arm's values as a list, centred before summing (_ndcg_moments): values
     -- near 1e12 lost the p-value's 4th digit to avg and var_samp; a shift: streamed sums of the
     -- values from it. Finite ones only (NaN: dropped's check)
-    [{ma: CASE WHEN _ndcg_checked_shift(shift) IS NULL
-               THEN _ndcg_moments(coalesce(list(value::DOUBLE)
-                                      FILTER (WHERE shift IS NULL AND NOT is_b
-                                                    AND isfinite(value)), []::DOUBLE[]))
-               ELSE _ndcg_shifted_moments(
-                   count(*) FILTER (WHERE NOT is_b AND isfinite(value)),
-                   coalesce(fsum(value::DOUBLE - shift)
-                            FILTER (WHERE shift IS NOT NULL AND NOT is_b AND isfinite(value)),
-                            0.0),
-                   coalesce(fsum(pow(value::DOUBLE - shift, 2))
-                            FILTER (WHERE shift IS NOT NULL AND NOT is_b AND isfinite(value)),
-                            0.0),
-                   shift) END,
-      mb: CASE WHEN _ndcg_checked_shift(shift) IS NULL
-               THEN _ndcg_moments(coalesce(list(value::DOUBLE)
-                                      FILTER (WHERE shift IS NULL AND is_b
-                                                    AND isfinite(value)), []::DOUBLE[]))
-               ELSE _ndcg_shifted_moments(
-                   count(*) FILTER (WHERE is_b AND isfinite(value)),
-                   coalesce(fsum(value::DOUBLE - shift)
-                            FILTER (WHERE shift IS NOT NULL AND is_b AND isfinite(value)), 0.0),
-                   coalesce(fsum(pow(value::DOUBLE - shift, 2))
-                            FILTER (WHERE shift IS NOT NULL AND is_b AND isfinite(value)), 0.0),
-                   shift) END,
+    [{ma: _ndcg_group_moments(value, NOT is_b, shift),
+      mb: _ndcg_group_moments(value, is_b, shift),
       dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)
                + _ndcg_checked_finite(
                    count(*) FILTER (WHERE is_b IS NOT NULL AND NOT isfinite(value)),
