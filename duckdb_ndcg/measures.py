@@ -1,0 +1,610 @@
+"""Measures as IR people write them: ir_measures, trec_eval and ranx strings -> this engine's metrics.
+
+``parse_measures('nDCG@10 P(rel=2)@5 MRR ndcg_cut.5,10 precision@5-l2')`` reads each
+whitespace-separated measure in one of three grammars and returns :class:`Measure` values: the
+canonical label (ir_measures' spelling, ``nDCG@10``, ``P(rel=2)@5``, ``RR``), the aggregate of this
+package that computes it and that aggregate's named options (``k``, ``threshold``, ``gain``, ...).
+
+- **ir_measures**: ``Name[(param=value, ...)][@cutoff]``, names case-insensitive, aliases (``MAP``
+  -> ``AP``, ``MRR`` -> ``RR``, ``NumRelRet`` -> ``NumRet(rel=1)``); parameters ``cutoff``, ``rel``
+  (the least relevant grade), ``judged_only``, ``dcg`` (``'log2'`` or ``'exp-log2'``), ``gains``,
+  ``p``, ``recall`` (IPrec), ``beta`` (SetF, 1 only).
+- **trec_eval**: ``name[.params]`` (``P.5,10``, ``ndcg_cut.5,10``, ``iprec_at_recall.0.5``; also
+  pytrec_eval's ``P_5``), names case-sensitive, nicknames ``official`` and ``all_trec`` (the part
+  of it this engine computes).
+- **ranx**: ``name[@k][-lN]`` (``ndcg@10``, ``map@100``, ``precision@5-l2``, ``ndcg_burges@10``):
+  ``-lN`` drops the grades below N before the measure, NDCG included.
+
+With ``grammar=None`` a string is read in every grammar that knows it; when two grammars give it
+different meanings (ranx's ``ndcg`` cuts the ideal at the run's length, trec_eval's does not) it
+is an error asking for the canonical label or a grammar. Every error is one line naming the string
+and, for an unknown name, the closest known names.
+
+Example::
+
+    from duckdb_ndcg.measures import parse_measures
+    [m.name for m in parse_measures("MAP ndcg_cut.5,10 P(rel=2)@5")]  # ['AP', 'nDCG@5', 'nDCG@10', 'P(rel=2)@5']
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import re
+from dataclasses import dataclass, field, replace
+
+GRAMMARS = ("ir_measures", "trec_eval", "ranx")
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs of P, recall, ...
+_RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # iprec_at_recall's levels
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: ``name`` its canonical label, ``metric`` the engine's computation (an aggregate
+    of this package, or ``num_q``, ``num_ret``, ``num_rel``, ``num_nonrel_judged_ret``,
+    ``iprec``), ``options`` that aggregate's named arguments, ``judged_only`` (drop unjudged
+    returned rows first, ir_measures ``judged_only=True``), ``min_grade`` (ranx ``-lN``: grades
+    below it count as unjudged), ``summary`` how queries combine (``mean``, ``sum``, ``gmean``:
+    exp(mean(log(max(value, 1e-5)))), trec_eval's ``gm_map``), ``trec`` trec_eval's printed name
+    when it has one."""
+
+    name: str
+    metric: str
+    options: tuple[tuple[str, object], ...] = ()
+    judged_only: bool = False
+    min_grade: int | None = None
+    summary: str = "mean"
+    trec: str | None = field(default=None, compare=False)
+
+    def option(self, name: str, default: object = None) -> object:
+        return dict(self.options).get(name, default)
+
+
+class MeasureError(ValueError):
+    """A measure string that cannot be read: one line naming it."""
+
+
+# --- ir_measures: each measure's engine metric and the parameters it takes (declared once) ---
+@dataclass(frozen=True)
+class _Spec:
+    metric: str
+    params: tuple[str, ...]
+    at: str | None = "cutoff"  # what @x sets
+    summary: str = "mean"
+
+
+_BINARY = ("cutoff", "rel", "judged_only")
+_IR = {
+    "nDCG": _Spec("ndcg", ("cutoff", "dcg", "gains", "judged_only")),
+    "P": _Spec("precision_at_k", _BINARY),
+    "R": _Spec("recall_at_k", _BINARY),
+    "AP": _Spec("average_precision", _BINARY),
+    "RR": _Spec("reciprocal_rank", _BINARY),
+    "Rprec": _Spec("r_precision", ("rel", "judged_only"), at=None),
+    "Bpref": _Spec("bpref", ("rel",), at=None),
+    "Judged": _Spec("judged_at_k", ("cutoff",)),
+    "Success": _Spec("hit_rate", _BINARY),
+    "RBP": _Spec("rbp", ("cutoff", "p", "rel")),
+    "IPrec": _Spec("iprec", ("recall", "rel", "judged_only"), at="recall"),
+    "SetP": _Spec("precision_at_k", ("rel", "judged_only"), at=None),
+    "SetR": _Spec("recall_at_k", ("rel",), at=None),
+    "SetF": _Spec("f1_at_k", ("rel", "beta", "judged_only"), at=None),
+    "NumQ": _Spec("num_q", (), at=None, summary="sum"),
+    "NumRet": _Spec("num_ret", ("rel",), at=None, summary="sum"),
+    "NumRel": _Spec("num_rel", ("rel",), at=None, summary="sum"),
+}
+_IR_ALIASES = {
+    "MAP": ("AP", {}),
+    "MRR": ("RR", {}),
+    "NDCG": ("nDCG", {}),
+    "Precision": ("P", {}),
+    "Recall": ("R", {}),
+    "RPrec": ("Rprec", {}),
+    "BPref": ("Bpref", {}),
+    "NumRelRet": ("NumRet", {"rel": 1}),
+}
+# ir_measures measures this engine does not compute (named so the error says so, not "unknown")
+_IR_MISSING = ("ERR", "infAP", "SetAP", "SetRelP", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
+               "INST", "INSQ", "BPM", "Compat", "Accuracy", "StRecall", "alpha_nDCG", "NRBP")
+_IR_LOWER = {n.lower(): n for n in [*_IR, *_IR_ALIASES, *_IR_MISSING]}
+_DEFAULTS = {"rel": 1, "judged_only": False, "dcg": "log2", "p": 0.8, "beta": 1.0}
+_PARAM_ORDER = ("dcg", "gains", "judged_only", "rel", "p", "beta", "min_rel", "full_ideal")
+
+# --- trec_eval: its measures in its own order (the order it prints), with their ir_measures form ---
+# name -> (ir_measures label or None, what the .params list sets, its default list)
+_TREC: dict[str, tuple[str | None, str | None, tuple]] = {
+    "runid": (None, None, ()),
+    "num_q": ("NumQ", None, ()),
+    "num_ret": ("NumRet", None, ()),
+    "num_rel": ("NumRel", None, ()),
+    "num_rel_ret": ("NumRet(rel=1)", None, ()),
+    "map": ("AP", None, ()),
+    "gm_map": ("AP", None, ()),
+    "Rprec": ("Rprec", None, ()),
+    "bpref": ("Bpref", None, ()),
+    "recip_rank": ("RR", None, ()),
+    "iprec_at_recall": ("IPrec", "recall", _RECALLS),
+    "P": ("P", "cutoff", _CUTS),
+    "relstring": (None, None, ()),
+    "recall": ("R", "cutoff", _CUTS),
+    "infAP": (None, None, ()),
+    "gm_bpref": ("Bpref", None, ()),
+    "Rprec_mult": (None, None, ()),
+    "utility": (None, None, ()),
+    "11pt_avg": (None, None, ()),
+    "binG": (None, None, ()),
+    "G": (None, None, ()),
+    "ndcg": ("nDCG", None, ()),
+    "ndcg_rel": (None, None, ()),
+    "Rndcg": (None, None, ()),
+    "ndcg_cut": ("nDCG", "cutoff", _CUTS),
+    "map_cut": ("AP", "cutoff", _CUTS),
+    "relative_P": (None, None, ()),
+    "success": ("Success", "cutoff", (1, 5, 10)),
+    "set_P": ("SetP", None, ()),
+    "set_relative_P": (None, None, ()),
+    "set_recall": ("SetR", None, ()),
+    "set_map": (None, None, ()),
+    "set_F": ("SetF", None, ()),
+    "num_nonrel_judged_ret": (None, None, ()),
+    "rbp": (None, None, ()),
+    "rbp_resid": (None, None, ()),
+    "unj": (None, None, ()),
+}
+TREC_ORDER = tuple(_TREC)
+OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+            "bpref", "recip_rank", "iprec_at_recall", "P")
+ALL_TREC = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+            "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp",
+            "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+            "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
+            "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+NICKNAMES = {"official": OFFICIAL, "all_trec": ALL_TREC}
+_TREC_SUMMARY_ONLY = {"runid", "num_q"}  # printed for "all" only
+
+# --- ranx: name -> (ir_measures name, its options) ---
+_RANX = {
+    "ndcg": ("nDCG", {}),
+    "ndcg_burges": ("nDCG", {"dcg": "exp-log2"}),
+    "map": ("AP", {}),
+    "mrr": ("RR", {}),
+    "precision": ("P", {}),
+    "recall": ("R", {}),
+    "hit_rate": ("Success", {}),
+    "r-precision": ("Rprec", {}),
+    "f1": ("SetF", {}),
+}
+_RANX_MISSING = {
+    "hits": "ranx hits (a count of relevant items) is not computed; use precision@k",
+    "bpref": "ranx bpref differs from trec_eval's and is not computed; Bpref is trec_eval's",
+    "rbp": "ranx rbp weighs grades and is not computed; RBP(p=..., rel=1) is binary RBP",
+    "dcg": "ranx dcg is not computed here; use the dcg aggregate",
+    "dcg_burges": "ranx dcg_burges is not computed here; use the dcg aggregate",
+}
+
+
+def parse_measures(text: str, grammar: str | None = None) -> list[Measure]:
+    """Read whitespace-separated measures (``'nDCG@10 P(rel=2)@5 MRR'``) into :class:`Measure`
+    values, in the order given, each once. ``grammar``: ``'ir_measures'``, ``'trec_eval'``,
+    ``'ranx'`` or None (any, an error when two grammars read a string differently).
+
+    Example: ``parse_measures('ndcg_cut.5,10')`` -> nDCG@5, nDCG@10."""
+    if grammar is not None and grammar not in GRAMMARS:
+        raise MeasureError(f"grammar must be 'ir_measures', 'trec_eval' or 'ranx', got {grammar!r}")
+    tokens = _split(text)
+    if not tokens:
+        raise MeasureError(f"measures must name at least one measure, got {text!r}")
+    result: list[Measure] = []
+    for token in tokens:
+        for measure in _parse_one(token, grammar):
+            if measure not in result:
+                result.append(measure)
+    return result
+
+
+def _split(text: str) -> list[str]:
+    """Whitespace-separated tokens, keeping spaces inside parentheses and braces."""
+    tokens, depth, current = [], 0, ""
+    for char in text:
+        depth += (char in "({[") - (char in ")}]")
+        if char.isspace() and depth == 0:
+            if current:
+                tokens.append(current)
+            current = ""
+        else:
+            current += char
+    if current:
+        tokens.append(current)
+    return tokens
+
+
+def _parse_one(token: str, grammar: str | None) -> list[Measure]:
+    readers = {"ir_measures": _ir_measures, "trec_eval": _trec_eval, "ranx": _ranx}
+    if grammar is not None:
+        return readers[grammar](token)
+    readings: dict[str, list[Measure] | MeasureError] = {}
+    failed: list[MeasureError] = []  # a grammar that knows the name but not this use of it
+    for name, reader in readers.items():
+        try:
+            readings[name] = reader(token)
+        except _Unknown:
+            continue
+        except _NotComputed as error:
+            readings[name] = error
+        except MeasureError as error:
+            failed.append(error)
+    if not readings and failed:
+        raise failed[0]
+    if not readings:
+        raise MeasureError(_unknown_message(token, [*_IR, *_IR_ALIASES, *_TREC, *_RANX]))
+    meanings = {str(r) if isinstance(r, MeasureError) else tuple(r) for r in readings.values()}
+    if len(meanings) == 1 or all(isinstance(r, MeasureError) for r in readings.values()):
+        reading = next(iter(readings.values()))
+        if isinstance(reading, MeasureError):
+            raise reading
+        return reading
+    described = "; ".join(
+        f"{g}: {r}" if isinstance(r, MeasureError) else f"{g}: {' '.join(m.name for m in r)}"
+        for g, r in readings.items()
+    )
+    raise MeasureError(f"measure {token!r} is ambiguous ({described}): write the canonical "
+                       "label or pass the grammar")
+
+
+class _Unknown(MeasureError):
+    """The grammar does not know this name (another grammar may)."""
+
+
+class _NotComputed(MeasureError):
+    """The grammar knows this name, but this engine does not compute it (as that grammar means
+    it): another grammar's reading of the same string would be a different number."""
+
+
+def _unknown_message(token: str, names: list[str]) -> str:
+    head = re.split(r"[@(.\-]", token, maxsplit=1)[0]
+    close = difflib.get_close_matches(head, sorted(set(names)), n=4, cutoff=0.5)
+    lower = [n for n in sorted(set(names)) if n.lower() == head.lower() and n not in close]
+    close = (lower + close)[:4]
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    return f"unknown measure {token!r}{hint}"
+
+
+# --- ir_measures ---
+_IR_SHAPE = re.compile(r"^([A-Za-z_][A-Za-z_0-9]*)(?:\((.*)\))?(?:@([^@()]*))?$", re.DOTALL)
+
+
+def _ir_measures(token: str) -> list[Measure]:
+    match = _IR_SHAPE.match(token)
+    if not match or match[1].lower() not in _IR_LOWER:
+        raise _Unknown(_unknown_message(token, [*_IR, *_IR_ALIASES]))
+    name = _IR_LOWER[match[1].lower()]
+    if name in _IR_MISSING:
+        raise _NotComputed(f"measure {token!r}: ir_measures {name} is not computed by this engine")
+    params: dict[str, object] = {}
+    if name in _IR_ALIASES:
+        name, fixed = _IR_ALIASES[name]
+        params.update(fixed)
+    if match[2] is not None:
+        params.update(_keywords(match[2], token))
+    spec = _IR[name]
+    if match[3] is not None:
+        if "-l" in match[3]:  # ranx's name@k-lN
+            raise _Unknown(_unknown_message(token, [*_IR, *_IR_ALIASES]))
+        if spec.at is None:
+            raise MeasureError(f"measure {token!r}: {name} takes no @{spec.at or 'cutoff'}")
+        params[spec.at] = match[3]
+    if name in ("P", "Success", "Judged") and "cutoff" not in params:
+        raise MeasureError(f"measure {token!r}: {name} needs a cutoff, as in {name}@10")
+    return [_measure(name, params, token)]
+
+
+def _keywords(args: str, token: str) -> dict[str, object]:
+    try:
+        call = ast.parse(f"f({args})", mode="eval").body
+    except SyntaxError:
+        raise MeasureError(f"measure {token!r}: cannot read the parameters {args!r}") from None
+    if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
+        raise MeasureError(f"measure {token!r}: parameters must be named, as in P(rel=2)@5")
+    values = {}
+    for keyword in call.keywords:
+        try:
+            values[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError:
+            raise MeasureError(
+                f"measure {token!r}: {keyword.arg} must be a literal value") from None
+    return values
+
+
+def _measure(name: str, params: dict[str, object], token: str, **extra: object) -> Measure:
+    """The Measure of ir_measures ``name`` with ``params`` (checked against its declaration)."""
+    spec = _IR[name]
+    for param in params:
+        if param not in spec.params:
+            takes = ", ".join(spec.params) or "no parameters"
+            raise MeasureError(f"measure {token!r}: {name} does not take {param} (takes {takes})")
+    params = {p: _checked(p, v, token) for p, v in params.items()}
+    options: dict[str, object] = {}
+    cutoff = params.get("cutoff")
+    if cutoff is not None:
+        options["k"] = cutoff
+    if "rel" in params:
+        options["threshold"] = params["rel"]
+    if spec.metric == "ndcg":
+        if params.get("dcg", "log2") == "exp-log2":
+            options["gain"] = "exponential"
+        if "gains" in params:
+            options["gain"] = params["gains"]
+        options["full_ideal"] = cutoff is None and extra.get("full_ideal", True)
+    if spec.metric == "rbp":
+        if "rel" not in params:
+            raise MeasureError(f"measure {token!r}: RBP without rel weighs grades, which this "
+                               "engine does not compute; write RBP(rel=1) for binary RBP")
+        options["p"] = params.get("p", 0.8)
+    if spec.metric == "iprec":
+        if "recall" not in params:
+            raise MeasureError(f"measure {token!r}: IPrec needs a recall level, as in IPrec@0.5")
+        options["recall"] = params["recall"]
+    metric = spec.metric
+    if name == "NumRet" and "rel" in params:
+        metric = "num_rel_ret"
+    label = _label(name, params, spec, extra)
+    return Measure(label, metric, tuple(sorted(options.items())),
+                   judged_only=bool(params.get("judged_only", False)),
+                   min_grade=extra.get("min_grade"),  # type: ignore[arg-type]
+                   summary=str(extra.get("summary", spec.summary)),
+                   trec=extra.get("trec"))  # type: ignore[arg-type]
+
+
+def _checked(param: str, value: object, token: str) -> object:
+    def bad(expected: str) -> MeasureError:
+        return MeasureError(f"measure {token!r}: {param} must be {expected}, got {value!r}")
+
+    if param == "cutoff":
+        text = str(value).strip()
+        if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+            raise bad("a whole number >= 1")
+        return int(text)
+    if param == "recall":
+        try:
+            level = float(str(value))
+        except ValueError:
+            raise bad("a recall level between 0 and 1") from None
+        if not 0 <= level <= 1:
+            raise bad("a recall level between 0 and 1")
+        return level
+    if param in ("rel", "min_rel"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad("a whole number (the least relevant grade)")
+        return value
+    if param == "judged_only":
+        if not isinstance(value, bool):
+            raise bad("True or False")
+        return value
+    if param == "dcg":
+        if value not in ("log2", "exp-log2"):
+            raise bad("'log2' or 'exp-log2'")
+        return value
+    if param == "gains":
+        if not isinstance(value, dict) or not value or not all(
+                isinstance(k, int) and not isinstance(k, bool)
+                and isinstance(v, (int, float)) and not isinstance(v, bool)
+                and math.isfinite(v) for k, v in value.items()):
+            raise bad("a dict from whole grades to finite gains, as {0:0,1:1,2:3}")
+        return tuple(sorted(value.items()))
+    if param == "p":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise bad("a number between 0 and 1")
+        return float(value)
+    if param == "beta":
+        if value != 1:
+            raise MeasureError(f"measure {token!r}: only beta=1 (F1) is computed, got {value!r}")
+        return 1.0
+    raise MeasureError(f"measure {token!r}: unknown parameter {param}")  # pragma: no cover
+
+
+def _label(name: str, params: dict[str, object], spec: _Spec, extra: dict) -> str:
+    shown = dict(params)
+    if extra.get("min_grade") is not None:
+        shown["min_rel"] = extra["min_grade"]
+    if spec.metric == "ndcg" and params.get("cutoff") is None and not extra.get("full_ideal", True):
+        shown["full_ideal"] = False
+    parts = []
+    for param in _PARAM_ORDER:
+        if param not in shown or (param in _DEFAULTS and shown[param] == _DEFAULTS[param]
+                                  and not (name == "RBP" and param == "rel")
+                                  and not (name == "NumRet" and param == "rel")):
+            continue
+        value = shown[param]
+        if param == "gains":
+            text = "{" + ",".join(f"{k}:{v}" for k, v in value) + "}"  # type: ignore[misc]
+        else:
+            text = repr(value)
+        parts.append(f"{param}={text}")
+    label = name + (f"({','.join(parts)})" if parts else "")
+    if spec.at is not None and spec.at in params:
+        label += f"@{params[spec.at]}"
+    if extra.get("summary") == "gmean":
+        label = f"GM_{label}"
+    return label
+
+
+# --- trec_eval ---
+_TREC_SHAPE = re.compile(r"^([A-Za-z0-9_]+?)(?:[._]([0-9][0-9.,]*))?$")
+
+
+def _trec_eval(token: str) -> list[Measure]:
+    if token in NICKNAMES:
+        return [m for name in NICKNAMES[token] if _TREC[name][0] for m in _trec_eval(name)]
+    name, args = token, None
+    if "." in token:
+        name, args = token.split(".", 1)
+    elif token not in _TREC:
+        match = _TREC_SHAPE.match(token)  # pytrec_eval's P_5
+        if match and match[2] is not None and match[1] in _TREC:
+            name, args = match[1], match[2]
+    if name not in _TREC:
+        raise _Unknown(_unknown_message(token, [*_TREC, *NICKNAMES]))
+    label, sets, defaults = _TREC[name]
+    if label is None:
+        raise _NotComputed(f"measure {token!r}: trec_eval {name} is not computed by this engine")
+    if args is not None and sets is None:
+        raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters")
+    if args is not None and not args.strip():
+        raise MeasureError(f"measure {token!r}: an empty parameter list")
+    values = list(defaults) if args is None else args.split(",")
+    spec_name = re.split(r"[(@]", label)[0]
+    summary = "gmean" if name.startswith("gm_") else _IR[spec_name].summary
+    fixed = {"rel": 1} if name == "num_rel_ret" else {}
+    result = []
+    if sets is None:
+        result.append(_measure(spec_name, fixed, token, summary=summary, trec=name,
+                               full_ideal=True))
+        return result
+    checked = sorted({_checked(sets, v, token) for v in values})  # type: ignore[type-var]
+    for value in checked:
+        printed = f"{value:.2f}" if sets == "recall" else str(value)
+        result.append(_measure(spec_name, {**fixed, sets: value}, token, summary=summary,
+                               trec=f"{name}_{printed}"))
+    return result
+
+
+# --- ranx ---
+_RANX_SHAPE = re.compile(r"^([a-z0-9_\-]+?)(?:@([^@]*?))?(?:-l(.*))?$")
+
+
+def _ranx(token: str) -> list[Measure]:
+    match = _RANX_SHAPE.match(token)
+    rbp = re.match(r"^rbp[.@]", token)
+    if rbp or (match and match[1] in _RANX_MISSING):
+        raise _NotComputed(f"measure {token!r}: {_RANX_MISSING['rbp' if rbp else match[1]]}")
+    if not match or match[1] not in _RANX:
+        raise _Unknown(_unknown_message(token, [*_RANX, *_RANX_MISSING]))
+    name, fixed = _RANX[match[1]]
+    params: dict[str, object] = dict(fixed)
+    extra: dict[str, object] = {}
+    if match[2] is not None:
+        params["cutoff"] = match[2]
+    if match[3] is not None:
+        level = match[3]
+        if not re.fullmatch(r"-?[0-9]+", level):
+            raise MeasureError(f"measure {token!r}: -l must be a whole grade, got {level!r}")
+        if name == "nDCG":
+            extra["min_grade"] = int(level)
+        else:
+            params["rel"] = int(level)
+    if match[2] is None:
+        # ranx without @k reads the whole run: P and R over the returned rows, nDCG's ideal cut
+        # at the run's length
+        name = {"P": "SetP", "R": "SetR"}.get(name, name)
+        extra["full_ideal"] = False
+    elif name == "SetF":
+        raise MeasureError(f"measure {token!r}: f1@k is not computed (ir_measures has no F@k); "
+                           "f1 without @k is SetF")
+    if name == "Success" and match[2] is None:
+        raise MeasureError(f"measure {token!r}: hit_rate needs a cutoff, as in hit_rate@10")
+    return [_measure(name, params, token, **extra)]
+
+
+def with_threshold(measure: Measure, threshold: int) -> Measure:
+    """The measure with its ``threshold`` (trec_eval ``-l``) set, where it reads one."""
+    if measure.metric in ("ndcg", "judged_at_k", "num_q", "num_ret"):
+        return measure
+    options = dict(measure.options)
+    options["threshold"] = threshold
+    return replace(measure, options=tuple(sorted(options.items())))
+
+
+# --- scoring: every measure through the engine's aggregates, one query ---
+_COUNTS = {  # metric -> its SQL over rel expression {r}, rank expression {k}, threshold {t}
+    "num_q": "1",
+    "num_ret": "count({k})",
+    "num_rel": "count(*) FILTER (WHERE {r} >= {t})",
+    "num_rel_ret": "count({k}) FILTER (WHERE {r} >= {t})",
+    "num_nonrel_judged_ret": "count({k}) FILTER (WHERE {r} < {t})",
+    # interpolated precision at recall level {l}: the best precision j / p_j over the relevant
+    # returned rows (the j-th at position p_j) whose recall j / R reaches it; 0 when R = 0
+    "iprec": (
+        "list_transform([{{hits: list_filter(list_transform("
+        "list({r} >= {t} ORDER BY {k} ASC, _i DESC) FILTER (WHERE {k} IS NOT NULL), "
+        "lambda h, p: CASE WHEN h THEN p END), lambda p: p IS NOT NULL), "
+        "relevant: count(*) FILTER (WHERE {r} >= {t})}}], "
+        "lambda s: coalesce(list_max(list_transform(s.hits, lambda p, j: "
+        "CASE WHEN j / nullif(s.relevant, 0) >= {l} THEN j / p END)), 0.0))[1]"
+    ),
+}
+_SUMMARIES = {"mean": "avg({c})", "sum": "sum({c})", "gmean": "exp(avg(ln(greatest({c}, 1e-5))))"}
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_id",
+                 item_col: str = "item_id", rel_col: str = "rel",
+                 rnk_col: str = "rnk") -> tuple[str, list[object]]:
+    """One SQL query scoring ``measures`` on the judged-run table ``judged`` (one row per (query,
+    item): ``rel`` NULL unjudged, ``rnk`` NULL judged but not returned, smaller first; equal rnk
+    broken by item descending, trec_eval's order): columns ``query_id, m0, m1, ...`` (the
+    measures in order), and the parameters to bind. Values of options are bound, never pasted."""
+    params: list[object] = []
+
+    def bind(value: object) -> str:
+        params.append(value)
+        return f"${len(params)}"
+
+    columns = []
+    for i, measure in enumerate(measures):
+        r, k = "_rel", "_rnk"
+        if measure.min_grade is not None:
+            r = f"(CASE WHEN _rel >= {bind(measure.min_grade)} THEN _rel END)"
+        if measure.judged_only:
+            k = f"(CASE WHEN {r} IS NOT NULL THEN _rnk END)"
+        options = dict(measure.options)
+        if measure.metric in _COUNTS:
+            template = _COUNTS[measure.metric]
+            sql = template.format(
+                r=r, k=k,
+                t=bind(options.get("threshold", 1)) if "{t}" in template else "",
+                l=bind(options.get("recall", 0.0)) if "{l}" in template else "")
+        else:
+            named = "".join(
+                f", {name} := MAP({bind([g for g, _ in value])}, {bind([v for _, v in value])})"
+                if name == "gain" and isinstance(value, tuple) else f", {name} := {bind(value)}"
+                for name, value in options.items())
+            sql = f"{measure.metric}({r}, {k}{named}, ties := 'key', tie_key := _i)"
+        columns.append(f"({sql})::DOUBLE AS m{i}")
+    sql = (
+        f"SELECT _q AS query_id, {', '.join(columns)} FROM ("
+        f"SELECT {_quote(query_col)} AS _q, {_quote(item_col)} AS _i, "
+        f"TRY_CAST({_quote(rel_col)} AS DOUBLE) AS _rel, {_quote(rnk_col)} AS _rnk "
+        f"FROM {_quote(judged)}) GROUP BY _q"
+    )
+    return sql, params
+
+
+def summary_sql(measures: list[Measure], per_query: str) -> str:
+    """The summary over the queries of ``per_query`` (a table of measures_sql's columns): each
+    measure's mean, sum (the counts) or geometric mean (trec_eval gm_map), as its summary says."""
+    columns = ", ".join(
+        f"{_SUMMARIES[m.summary].format(c=f'm{i}')}::DOUBLE AS m{i}" for i, m in enumerate(measures)
+    )
+    return f"SELECT {columns} FROM {_quote(per_query)}"
+
+
+def scores(con: object, judged: str, measures: str | list[Measure], grammar: str | None = None,
+           query_col: str = "query_id", item_col: str = "item_id", rel_col: str = "rel",
+           rnk_col: str = "rnk") -> object:
+    """Every query's value of each measure, long format ``(query_id, measure, value)``, from the
+    judged-run table ``judged`` (see :func:`measures_sql`); ``measures`` a string of measures or
+    parsed ones. A DuckDB relation.
+
+    Example: ``scores(con, 'judged_run', 'nDCG@10 P(rel=2)@5 RR').df()``"""
+    parsed = parse_measures(measures, grammar) if isinstance(measures, str) else measures
+    sql, params = measures_sql(parsed, judged, query_col, item_col, rel_col, rnk_col)
+    first = len(params) + 1
+    names = ", ".join(f"${first + i}" for i in range(len(parsed)))
+    values = ", ".join(f"m{i}" for i in range(len(parsed)))
+    long = (f"SELECT query_id, unnest([{names}]) AS measure, unnest([{values}]) AS value "
+            f"FROM ({sql}) ORDER BY query_id")
+    return con.sql(long, params=[*params, *(m.name for m in parsed)])  # type: ignore[attr-defined]
