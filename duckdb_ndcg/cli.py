@@ -18,7 +18,7 @@ from typing import NoReturn, TypeVar
 
 import duckdb
 
-from duckdb_ndcg import __version__, chart, demo
+from duckdb_ndcg import __version__, chart, demo, trec
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.conventions import REPORT_METRICS
 from duckdb_ndcg.evaluate import (
@@ -381,6 +381,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "macros that duckdb_ndcg did not create (default: refuse)",
     )
     dm.set_defaults(run=_demo)
+    trec.add_parser(sub).set_defaults(run=_trec)
     return parser
 
 
@@ -1075,6 +1076,23 @@ _OUT_OF_MEMORY = (
     "(tens of MB): raise --memory-limit (DuckDB's memory_limit), run with fewer threads, and "
     "check that DuckDB's temp_directory has free space"
 )
+
+
+def _trec(args: argparse.Namespace) -> None:
+    """duckdb-ndcg trec: every -m is read before any file; lines as trec_eval prints them."""
+    try:
+        trec.trec_measures(args.measures)
+    except ValueError as error:
+        raise UsageError(f"-m: {error}") from None
+    for role, path in (("qrels", args.qrels), ("run", args.run_file)):
+        if not Path(path).is_file():
+            raise UsageError(f"{role} file {path!r} does not exist")
+    con = register(_connect())
+    lines = trec.trec_lines(
+        con, args.qrels, args.run_file, args.measures, args.per_query, args.complete,
+        args.judged_only, args.level, args.max_retrieved, not args.no_summary,
+    )
+    sys.stdout.write("".join(f"{line}\n" for line in lines))
 
 
 def _first_line(error: BaseException) -> str:

@@ -147,7 +147,7 @@ _TREC: dict[str, tuple[str | None, str | None, tuple]] = {
     "set_recall": ("SetR", None, ()),
     "set_map": (None, None, ()),
     "set_F": ("SetF", None, ()),
-    "num_nonrel_judged_ret": (None, None, ()),
+    "num_nonrel_judged_ret": ("NumNonRelJudgedRet", None, ()),
     "rbp": (None, None, ()),
     "rbp_resid": (None, None, ()),
     "unj": (None, None, ()),
@@ -336,6 +336,9 @@ def _measure(name: str, params: dict[str, object], token: str, **extra: object) 
         if "gains" in params:
             options["gain"] = params["gains"]
         options["full_ideal"] = cutoff is None and extra.get("full_ideal", True)
+        # a negative grade gains 0 in trec_eval, pytrec_eval (ir_measures) and ranx (which
+        # drops grades below 1)
+        options["negative"] = "zero"
     if spec.metric == "rbp":
         if "rel" not in params:
             raise MeasureError(f"measure {token!r}: RBP without rel weighs grades, which this "
@@ -445,6 +448,8 @@ def _trec_eval(token: str) -> list[Measure]:
             name, args = match[1], match[2]
     if name not in _TREC:
         raise _Unknown(_unknown_message(token, [*_TREC, *NICKNAMES]))
+    if name == "num_nonrel_judged_ret" and args is None:  # no ir_measures measure: its own label
+        return [Measure("NumNonRelJudgedRet", name, (("threshold", 1),), summary="sum", trec=name)]
     label, sets, defaults = _TREC[name]
     if label is None:
         raise _NotComputed(f"measure {token!r}: trec_eval {name} is not computed by this engine")
@@ -464,8 +469,13 @@ def _trec_eval(token: str) -> list[Measure]:
     checked = sorted({_checked(sets, v, token) for v in values})  # type: ignore[type-var]
     for value in checked:
         printed = f"{value:.2f}" if sets == "recall" else str(value)
-        result.append(_measure(spec_name, {**fixed, sets: value}, token, summary=summary,
-                               trec=f"{name}_{printed}"))
+        measure = _measure(spec_name, {**fixed, sets: value}, token, summary=summary,
+                           trec=f"{name}_{printed}")
+        if spec_name == "IPrec":  # trec_eval 10 rounds the level's count of relevant rows
+            measure = replace(measure, name=measure.name.replace("IPrec", "IPrec(rounding=10)"),
+                              options=tuple(sorted({**dict(measure.options),
+                                                    "rounding": "trec_eval_10"}.items())))
+        result.append(measure)
     return result
 
 
@@ -521,19 +531,30 @@ _COUNTS = {  # metric -> its SQL over rel expression {r}, rank expression {k}, t
     "num_ret": "count({k})",
     "num_rel": "count(*) FILTER (WHERE {r} >= {t})",
     "num_rel_ret": "count({k}) FILTER (WHERE {r} >= {t})",
-    "num_nonrel_judged_ret": "count({k}) FILTER (WHERE {r} < {t})",
+    # trec_eval reads a grade below 0 as "not in the pool", neither relevant nor judged
+    "num_nonrel_judged_ret": "count({k}) FILTER (WHERE {r} >= 0 AND {r} < {t})",
     # interpolated precision at recall level {l}: the best precision j / p_j over the relevant
-    # returned rows (the j-th at position p_j) whose recall j / R reaches it; 0 when R = 0
+    # returned rows (the j-th at position p_j) from the c-th on, c the level in relevant rows
+    # ({c}, _IPREC_COUNT); 0 when none
     "iprec": (
         "list_transform([{{hits: list_filter(list_transform("
         "list({r} >= {t} ORDER BY {k} ASC, _i DESC) FILTER (WHERE {k} IS NOT NULL), "
         "lambda h, p: CASE WHEN h THEN p END), lambda p: p IS NOT NULL), "
         "relevant: count(*) FILTER (WHERE {r} >= {t})}}], "
         "lambda s: coalesce(list_max(list_transform(s.hits, lambda p, j: "
-        "CASE WHEN j / nullif(s.relevant, 0) >= {l} THEN j / p END)), 0.0))[1]"
+        "CASE WHEN j >= {c} THEN j / p END)), 0.0))[1]"
     ),
 }
-_SUMMARIES = {"mean": "avg({c})", "sum": "sum({c})", "gmean": "exp(avg(ln(greatest({c}, 1e-5))))"}
+# the level l of IPrec as a count of the R relevant rows: trec_eval 9 (and pytrec_eval, which
+# ir_measures runs) truncates l R + 0.9; trec_eval 10 rounds l R half away from zero (lround)
+_IPREC_COUNT = {"trec_eval_9": "floor(s.relevant * {l} + 0.9)", "trec_eval_10": "round(s.relevant * {l})"}
+# over queries, summed one after the other in query order as trec_eval sums them (a mean on a
+# rounding boundary of the 4th decimal then prints as trec_eval prints it)
+_SUMMARIES = {
+    "mean": "list_sum(list({c} ORDER BY query_id)) / count(*)",
+    "sum": "sum({c})",
+    "gmean": "exp(list_sum(list(ln(greatest({c}, 1e-5)) ORDER BY query_id)) / count(*))",
+}
 
 
 def _quote(name: str) -> str:
@@ -563,6 +584,10 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
         options = dict(measure.options)
         if measure.metric in _COUNTS:
             template = _COUNTS[measure.metric]
+            if measure.metric == "iprec":
+                count = _IPREC_COUNT[str(options.get("rounding", "trec_eval_9"))]
+                template = template.replace("{c}", count.replace("{", "{{").replace("}", "}}"))
+                template = template.replace("{{l}}", "{l}")
             sql = template.format(
                 r=r, k=k,
                 t=bind(options.get("threshold", 1)) if "{t}" in template else "",

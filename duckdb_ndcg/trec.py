@@ -1,0 +1,183 @@
+"""``duckdb-ndcg trec QRELS RUN``: trec_eval's measures, options and output lines, scored in DuckDB.
+
+The files are read by ``read_qrels`` and ``read_trec_run`` (trec_eval's order of equal scores:
+item id descending), joined into a judged run, and every measure is one aggregate of this package
+per query (:func:`duckdb_ndcg.measures.measures_sql`) and one mean, sum or geometric mean over the
+queries (:func:`duckdb_ndcg.measures.summary_sql`); Python only orders and prints the lines.
+
+Example::
+
+    duckdb-ndcg trec qrels.txt run.txt -m official -m ndcg_cut.5,10 -q -c
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+import duckdb
+
+from duckdb_ndcg.measures import (
+    NICKNAMES,
+    TREC_ORDER,
+    Measure,
+    MeasureError,
+    measures_sql,
+    parse_measures,
+    summary_sql,
+    with_threshold,
+)
+
+_COUNT_METRICS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+_SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "all" only
+
+
+def trec_measures(names: Sequence[str]) -> tuple[bool, list[Measure], list[str]]:
+    """The ``-m`` values read as trec_eval reads them: (runid asked, the measures in trec_eval's
+    printing order, the names of ``all_trec`` this engine skips). A measure named twice keeps its
+    first parameters, as trec_eval does."""
+    chosen: dict[str, list[Measure]] = {}
+    runid, skipped = False, []
+    for name in names or ["official"]:
+        if name in NICKNAMES:
+            for member in NICKNAMES[name]:
+                if member == "runid":
+                    runid = True
+                    continue
+                try:
+                    chosen.setdefault(member, parse_measures(member, "trec_eval"))
+                except MeasureError:
+                    skipped.append(member)
+            continue
+        if name == "runid":
+            runid = True
+            continue
+        measures = parse_measures(name, "trec_eval")
+        base = name.split(".", 1)[0]
+        base = base if base in TREC_ORDER else _base(measures[0])
+        chosen.setdefault(base, measures)
+    ordered = [m for base in TREC_ORDER if base in chosen for m in chosen[base]]
+    return runid, ordered, skipped
+
+
+def _base(measure: Measure) -> str:
+    """trec_eval's measure name of a printed name such as P_5 (pytrec_eval's spelling)."""
+    return next(b for b in sorted(TREC_ORDER, key=len, reverse=True)
+                if measure.trec and measure.trec.startswith(b))
+
+
+def trec_lines(
+    con: duckdb.DuckDBPyConnection,
+    qrels: str,
+    run: str,
+    measures: Sequence[str] = (),
+    per_query: bool = False,
+    complete: bool = False,
+    judged_only: bool = False,
+    level: int = 1,
+    max_retrieved: int | None = None,
+    summary: bool = True,
+) -> Iterator[str]:
+    """trec_eval's output lines for the qrels and run files: ``measures`` as ``-m`` takes them
+    (default ``official``), ``per_query`` ``-q``, ``complete`` ``-c`` (queries judged but not run
+    count, scoring 0), ``judged_only`` ``-J``, ``level`` ``-l``, ``max_retrieved`` ``-M``,
+    ``summary`` False for ``-n``. ``con`` has the macros registered."""
+    runid, chosen, skipped = trec_measures(list(measures))
+    if skipped:
+        print(f"duckdb-ndcg trec: all_trec: not computed yet: {', '.join(skipped)}",
+              file=sys.stderr)
+    chosen = [with_threshold(m, level) for m in chosen]
+    if judged_only:
+        chosen = [replace(m, judged_only=True) for m in chosen]
+    cap = max_retrieved if max_retrieved is not None else 2**62
+    con.execute("CREATE OR REPLACE TEMP TABLE _trec_qrels AS SELECT * FROM read_qrels($1)", [qrels])
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _trec_run AS SELECT * FROM read_trec_run($1) WHERE rnk <= $2",
+        [run, cap],
+    )
+    # the query set: queries both judged and run (-c: every judged query); a run's query that
+    # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "not in
+    # the pool" (-1) or "in the pool, unjudged" (-2): unjudged here
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE _trec_judged AS
+        SELECT coalesce(r.query_id, q.query_id) AS query_id,
+               coalesce(r.item_id, q.item_id) AS item_id,
+               CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk
+        FROM _trec_run r FULL OUTER JOIN _trec_qrels q USING (query_id, item_id)
+        WHERE coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
+          AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run))""",
+        [complete],
+    )
+    sql, params = measures_sql(chosen, "_trec_judged")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
+    if per_query:
+        rows = con.execute("SELECT * FROM _trec_scores ORDER BY query_id").fetchall()
+        for row in rows:
+            for measure, value in zip(chosen, row[1:]):
+                if measure.trec not in _SUMMARY_ONLY:
+                    yield _line(measure, row[0], value)
+    if not summary:
+        return
+    if runid:
+        tag = con.execute(
+            "SELECT list(fields[6] ORDER BY line_no)[-1] FROM _ndcg_read_fields($1)", [run]
+        ).fetchone()
+        yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
+    totals = con.execute(summary_sql(chosen, "_trec_scores")).fetchone() or ()
+    for measure, value in zip(chosen, totals):
+        yield _line(measure, "all", value)
+
+
+def _line(measure: Measure, query: str, value: float | None) -> str:
+    """One line as trec_eval prints it: the name padded to 22, tab, query, tab, value (counts as
+    whole numbers, the rest with 4 decimals)."""
+    number = value if value is not None else 0.0
+    text = f"{round(number)}" if measure.metric in _COUNT_METRICS else f"{number:.4f}"
+    return f"{measure.trec:<22}\t{query}\t{text}"
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _positive(text: str) -> int:
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """The ``trec`` command of the CLI: trec_eval's flags, one-letter as trec_eval spells them
+    (the CLI sets what runs it)."""
+    te = sub.add_parser(
+        "trec",
+        help="trec_eval's measures and output lines for a qrels and a run file",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
+A drop-in trec_eval: the same flags, the same output lines (name padded to 22, tab,
+query, tab, value with 4 decimals; counts whole), in trec_eval's order of measures.
+Measures: -m name[.params] (repeatable; official by default), nicknames official and
+all_trec (the part of it computed here; the rest is named on stderr).""",
+    )
+    te.add_argument("qrels", metavar="QRELS", help="the qrels file (query_id iteration item_id grade)")
+    te.add_argument("run_file", metavar="RUN", help="the run file (query_id Q0 item_id rank score tag)")
+    te.add_argument("-m", dest="measures", action="append", default=[], metavar="MEASURE",
+                    help="a measure, name[.params] (ndcg_cut.5,10) or a nickname (default official)")
+    te.add_argument("-q", dest="per_query", action="store_true", help="also every query's values")
+    te.add_argument("-c", dest="complete", action="store_true",
+                    help="queries judged but not run count, scoring 0 (default: queries both "
+                    "judged and run)")
+    te.add_argument("-J", dest="judged_only", action="store_true",
+                    help="drop unjudged returned items before every measure")
+    te.add_argument("-l", dest="level", type=_whole, default=1, metavar="N",
+                    help="the least relevant grade (default 1)")
+    te.add_argument("-M", dest="max_retrieved", type=_positive, metavar="N",
+                    help="read at most the first N items of each query (default all)")
+    te.add_argument("-n", dest="no_summary", action="store_true", help="no summary (all) lines")
+    return te
