@@ -109,7 +109,10 @@ def test_ir_measures_reads_the_same(check_cases) -> None:
 def test_trec_names_read_as_ir_measures_does(check_cases) -> None:
     def same(text: str):
         def check() -> None:
-            mine = [ir_measures.parse_measure(m.name) for m in parse_measures(text, "trec_eval")]
+            # trec_eval 10 counts IPrec's level by lround, pytrec_eval by + 0.9: a parameter
+            # ir_measures does not name
+            mine = [ir_measures.parse_measure(m.name.replace("(rounding=10)", ""))
+                    for m in parse_measures(text, "trec_eval")]
             theirs = ir_measures.parse_trec_measure(text)
             assert sorted(map(repr, mine)) == sorted(map(repr, theirs))
         return check
