@@ -8,6 +8,7 @@ file is trec_eval -q -m all_trec; the lines of the measures below are compared, 
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -142,11 +143,15 @@ def test_generated_fixtures(trec_con, check_cases) -> None:
                 for name, (qrels, options) in FIXTURE_CASES.items())
 
 
-def test_cli_official_and_flags(capsys) -> None:
-    """The command line: -m twice (a nickname, a cutoff list), -q, -c, -n; trec_eval's lines."""
-    qrels, run = FIXTURES / "qrels.txt", FIXTURES / "run.txt"
-    assert cli.main(["trec", str(qrels), str(run), "-c", "-q", "-m", "official",
-                     "-m", "ndcg_cut.5,10"]) == 0
+def test_cli_official_and_flags(capsys, monkeypatch) -> None:
+    """The README's command line (-m twice: a nickname, a cutoff list; -q, -c) in the folder of
+    the generated qrels.txt and run.txt: trec_eval's lines."""
+    readme = (ROOT / "README.md").read_text()
+    command = readme[readme.index("### A drop-in trec_eval"):].split("```bash\n", 1)[1]
+    command = command.split("\n", 1)[0]
+    assert command == "duckdb-ndcg trec qrels.txt run.txt -c -q -m official -m ndcg_cut.5,10"
+    monkeypatch.chdir(FIXTURES)
+    assert cli.main(shlex.split(command)[1:]) == 0
     printed = capsys.readouterr().out.splitlines()
     expected = [line for line in (FIXTURES / "out.c.txt").read_text().splitlines()
                 if _base(line) in {*trec_official(), "ndcg_cut"}
