@@ -29,6 +29,7 @@ from duckdb_ndcg.evaluate import (
     open_source,
 )
 from duckdb_ndcg.macros import OLDEST_STORAGE, created_sql, install, register, script
+from duckdb_ndcg.measures import parse_measures, report_groups
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -251,6 +252,13 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         help="comma-separated metrics beside ndcg, each a column: "
         + ", ".join(REPORT_METRICS.choices[1:])
         + " (default ndcg)",
+    )
+    ev.add_argument(
+        "--measures",
+        metavar="TEXT",
+        help="measures as IR tools name them, instead of --k and --metrics: ir_measures "
+        "('nDCG@10 P(rel=2)@5 RR'), trec_eval ('ndcg_cut.5,10') or ranx ('map@100'); output "
+        "(slices, query, measure, value), with --summary (slices, measure, queries, value)",
     )
     ev.add_argument(
         "--threshold",
@@ -597,6 +605,9 @@ def _evaluate(args: argparse.Namespace) -> None:
         inputs[Path(args.db).resolve()] = "--db file"
     output = _output(args, inputs)
     _check_report_options(args)
+    if args.measures is not None:
+        _evaluate_measures(args, output)
+        return
     if args.metrics or args.threshold is not None or args.max_grade is not None:
         _arguments_only(
             lambda: checked_metrics(
@@ -692,6 +703,58 @@ def _evaluate(args: argparse.Namespace) -> None:
     if page:
         written = chart.write(page, series, title, note=note, first_day=first_day)
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
+
+
+def _evaluate_measures(args: argparse.Namespace, output: Path | str | None) -> None:
+    """evaluate --measures: each measure a column of the event report at its cutoff (one report
+    per threshold and gain), in long format."""
+    given = [flag for flag, value in (("--metrics", args.metrics), ("--chart", args.chart),
+                                       ("--threshold", args.threshold)) if value is not None]
+    if given:
+        raise UsageError(f"--measures names cutoffs and thresholds itself: drop {given[0]}")
+    try:
+        groups = report_groups(parse_measures(args.measures))
+    except ValueError as error:
+        raise UsageError(f"--measures: {error}") from None
+    con = _connect()
+    if args.db:
+        _attach(con, args.db)
+    _open_inputs(con, args, {"rankings": "rankings", "events": "events", "mapping": "mapping"})
+    _check_rank_column(con, args)
+    slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
+    keys = ", ".join(_quoted(c) for c in [*slices, args.query_col])
+    parts, params = [], []
+    with _warnings_to_stderr("duckdb-ndcg evaluate"):
+        for number, group in enumerate(groups):
+            if not isinstance(group.gain, str):
+                raise UsageError("--measures: a gain map (gains=) is not an evaluate option")
+            names = sorted({column for _, column, _ in group.columns} - {"ndcg"}) or ["ndcg"]
+            evaluate(
+                args.rankings, args.events, k=list(group.k), con=con, slice_by=slices,
+                query_col=args.query_col, item_col=args.item_col, position_col=args.position_col,
+                score_col=args.score_col, ties=args.ties, gain=group.gain,
+                event_col=args.event_col, mapping=args.mapping, collapse=args.collapse,
+                time_col=args.time_col, unknown="ignore" if args.ignore_unknown else "error",
+                duplicates="allow" if args.allow_duplicates else "error",
+                metrics=["ndcg", *(n for n in names if n != "ndcg")],
+                threshold=group.threshold,
+            ).to_table(f"_ndcg_group_{number}")
+            for measure, column, k in group.columns:
+                parts.append(f"SELECT {keys}, ? AS measure, {_quoted(column)} AS value "
+                             f"FROM _ndcg_group_{number} WHERE k IS NOT DISTINCT FROM ?")
+                params += [measure.name, k]
+    rows = " UNION ALL ".join(parts)
+    if args.summary:
+        grouped = ", ".join([*(_quoted(c) for c in slices), "measure"])
+        sql = (f"SELECT {grouped}, count(*) AS queries, avg(value) AS value FROM ({rows}) "
+               f"GROUP BY ALL ORDER BY {grouped}")
+    else:
+        sql = f"SELECT * FROM ({rows}) ORDER BY {keys}, measure"
+    con.execute(f"CREATE TABLE _ndcg_result AS {sql}", params)
+    if output:
+        _emit(con, "_ndcg_result", output, args.format)
+    else:
+        _show(con.table("_ndcg_result"))
 
 
 _TIMES = {"date", "timestamp", "timestamp with time zone", "timestamp_s", "timestamp_ms"}

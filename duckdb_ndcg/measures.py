@@ -633,3 +633,61 @@ def scores(con: object, judged: str, measures: str | list[Measure], grammar: str
     long = (f"SELECT query_id, unnest([{names}]) AS measure, unnest([{values}]) AS value "
             f"FROM ({sql}) ORDER BY query_id")
     return con.sql(long, params=[*params, *(m.name for m in parsed)])  # type: ignore[attr-defined]
+
+
+# --- the event reports (ndcg_report, evaluate, the CLI's evaluate --measures) ---
+# a measure's engine metric -> ndcg_report's column of it (the report computes each at its k with
+# one threshold and gain for all of them)
+_REPORT_COLUMNS = {
+    "ndcg": "ndcg", "precision_at_k": "precision_at_k", "recall_at_k": "recall_at_k",
+    "average_precision": "average_precision", "reciprocal_rank": "reciprocal_rank",
+    "r_precision": "r_precision", "hit_rate": "hit_rate", "judged_at_k": "judged_at_k",
+    "rbp": "rbp",
+}
+
+
+@dataclass(frozen=True)
+class ReportGroup:
+    """Measures one report call computes: its ``threshold`` and ``gain``, the cutoffs ``k`` (None:
+    the whole ranking) and, per measure, the report column and cutoff it reads."""
+
+    threshold: float
+    gain: object
+    k: tuple[int | None, ...]
+    columns: tuple[tuple[Measure, str, int | None], ...]
+
+
+def report_groups(measures: list[Measure]) -> list[ReportGroup]:
+    """The report calls that compute ``measures`` (one per threshold and gain), or a MeasureError
+    naming a measure the report does not compute."""
+    groups: dict[tuple[object, object], list[tuple[Measure, str, int | None]]] = {}
+    for measure in measures:
+        options = dict(measure.options)
+        column = _REPORT_COLUMNS.get(measure.metric)
+        k = options.get("k")
+        problem = None
+        if column is None:
+            problem = "is not a column of the event report"
+        elif measure.judged_only or measure.min_grade is not None:
+            problem = "drops rows first, which the event report does not"
+        elif measure.metric == "rbp" and options.get("p") != 0.8:
+            problem = "has a p other than the report's 0.8"
+        elif measure.metric == "precision_at_k" and k is None:
+            problem = "needs a cutoff on the event report (SetP divides by the shown rows)"
+        elif measure.metric == "ndcg" and k is None and options.get("full_ideal") is False:
+            problem = "cuts the ideal at the run's length, which the event report does not"
+        elif not isinstance(options.get("gain", "linear"), str):
+            problem = "has a gain map, which is not an evaluate option"
+        if problem:
+            raise MeasureError(f"measure {measure.name} {problem}; use duckdb-ndcg trec or "
+                               "duckdb_ndcg.measures.scores on a judged run")
+        key = (options.get("threshold", 1), options.get("gain", "linear"))
+        groups.setdefault(key, []).append((measure, column, k))
+    result = []
+    for (threshold, gain), columns in groups.items():
+        cuts = tuple(dict.fromkeys(k for m, _, k in columns if m.metric != "r_precision"))
+        cuts = cuts or (None,)
+        # R-precision has no cutoff: read at the group's first
+        read = tuple((m, c, cuts[0] if m.metric == "r_precision" else k) for m, c, k in columns)
+        result.append(ReportGroup(threshold, gain, cuts, read))  # type: ignore[arg-type]
+    return result
