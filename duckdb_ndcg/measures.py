@@ -574,8 +574,12 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
         params.append(value)
         return f"${len(params)}"
 
-    columns = []
+    columns, first = [], {}  # first: a computation's column (gm_map reads map's AP once)
     for i, measure in enumerate(measures):
+        same = (measure.metric, measure.options, measure.judged_only, measure.min_grade)
+        if same in first:
+            continue
+        first[same] = i
         r, k = "_rel", "_rnk"
         if measure.min_grade is not None:
             r = f"(CASE WHEN _rel >= {bind(measure.min_grade)} THEN _rel END)"
@@ -599,11 +603,14 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
                 for name, value in options.items())
             sql = f"{measure.metric}({r}, {k}{named}, ties := 'key', tie_key := _i)"
         columns.append(f"({sql})::DOUBLE AS m{i}")
+    named = ", ".join(
+        f"m{first[(m.metric, m.options, m.judged_only, m.min_grade)]} AS m{i}"
+        for i, m in enumerate(measures))
     sql = (
-        f"SELECT _q AS query_id, {', '.join(columns)} FROM ("
+        f"SELECT query_id, {named} FROM (SELECT _q AS query_id, {', '.join(columns)} FROM ("
         f"SELECT {_quote(query_col)} AS _q, {_quote(item_col)} AS _i, "
         f"TRY_CAST({_quote(rel_col)} AS DOUBLE) AS _rel, {_quote(rnk_col)} AS _rnk "
-        f"FROM {_quote(judged)}) GROUP BY _q"
+        f"FROM {_quote(judged)}) GROUP BY _q)"
     )
     return sql, params
 

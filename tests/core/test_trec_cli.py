@@ -106,10 +106,9 @@ def test_relevance_level_peer_file(trec_con) -> None:
 
 # out.<name>.txt: (qrels file, options). Each call plans its measures anew (1.5 to 2.5 s), so the
 # recorded sets that others cover are not run: plain (out.test.aq), c (out.test.aqc and
-# test_cli_official_and_flags), l2 (out.test.aql)
+# test_cli_official_and_flags), l2 (out.test.aql), M10 (cJl2M10)
 FIXTURE_CASES = {
     "J": ("qrels_run_only.txt", {"judged_only": True}),
-    "M10": ("qrels_run_only.txt", {"max_retrieved": 10}),
     "cJl2M10": ("qrels.txt", {"complete": True, "judged_only": True, "level": 2,
                               "max_retrieved": 10}),
 }
