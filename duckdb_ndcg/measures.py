@@ -453,6 +453,9 @@ def _trec_eval(token: str) -> list[Measure]:
     label, sets, defaults = _TREC[name]
     if label is None:
         raise _NotComputed(f"measure {token!r}: trec_eval {name} is not computed by this engine")
+    if args is not None and name == "ndcg":
+        raise _NotComputed(f"measure {token!r}: trec_eval ndcg's gain lists (ndcg.1=3,2=9) are "
+                           "not computed yet; nDCG(gains={1:3,2:9}) is ir_measures' form")
     if args is not None and sets is None:
         raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters")
     if args is not None and not args.strip():
