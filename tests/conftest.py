@@ -1,4 +1,4 @@
-"""Shared fixtures: a fresh in-memory connection with every macro registered; the DuckDB CLIs."""
+"""Shared fixtures: an in-memory connection with every macro registered; the DuckDB CLIs."""
 
 from __future__ import annotations
 
@@ -15,12 +15,67 @@ import pytest
 
 import duckdb_ndcg
 
+# The macros' in-memory database, shared by the tests of one worker process: creating the macros
+# costs about 0.3 s of CPU, several hundred times a run. Each test gets a cursor of its own (a
+# connection to the same database: its temporary objects and session settings go with it) and
+# leaves the database as it found it: the tables and views it made are dropped; a test that
+# changed anything else (a global setting such as memory_limit, a macro, an attached database, a
+# schema, a sequence or a type) leaves a database that is set aside and made anew.
+_STATE = """
+SELECT (SELECT list((name, value) ORDER BY name) FROM duckdb_settings()),
+       (SELECT list(database_name ORDER BY database_name) FROM duckdb_databases()),
+       (SELECT list((schema_name, comment) ORDER BY schema_name) FROM duckdb_schemas()
+        WHERE database_name = 'memory'),
+       (SELECT list((schema_name, function_name, function_type, comment, macro_definition)
+                    ORDER BY schema_name, function_name, macro_definition)
+        FROM duckdb_functions() WHERE database_name = 'memory'),
+       (SELECT list((schema_name, sequence_name) ORDER BY sequence_name) FROM duckdb_sequences()),
+       (SELECT list((schema_name, type_name) ORDER BY type_name) FROM duckdb_types()
+        WHERE database_name = 'memory' AND NOT internal)
+"""
+_SHARED: list[tuple[duckdb.DuckDBPyConnection, tuple]] = []  # (database, its _STATE when made)
+
+
+def _macro_database() -> tuple[duckdb.DuckDBPyConnection, tuple]:
+    if not _SHARED:
+        database = duckdb_ndcg.register(duckdb.connect())
+        _SHARED.append((database, database.execute(_STATE).fetchone()))
+    return _SHARED[0]
+
+
+def _drop_tables_and_views(database: duckdb.DuckDBPyConnection) -> None:
+    views = (
+        "SELECT schema_name, view_name FROM duckdb_views() "
+        "WHERE database_name = 'memory' AND NOT internal AND NOT temporary"
+    )
+    tables = (
+        "SELECT schema_name, table_name FROM duckdb_tables() "
+        "WHERE database_name = 'memory' AND NOT temporary"
+    )
+    for kind, listing in (("VIEW", views), ("TABLE", tables)):
+        for names in database.execute(listing).fetchall():
+            quoted = ".".join('"' + n.replace('"', '""') + '"' for n in ("memory", *names))
+            database.execute(f"DROP {kind} IF EXISTS {quoted} CASCADE")
+
 
 @pytest.fixture
 def con() -> Iterator[duckdb.DuckDBPyConnection]:
-    with duckdb.connect() as connection:
-        duckdb_ndcg.register(connection)
-        yield connection
+    """A connection to an in-memory database holding every macro (as ``register`` makes them) and
+    nothing else; shared with the worker's other tests (see ``_SHARED`` above)."""
+    database, state = _macro_database()
+    cursor = database.cursor()
+    try:
+        yield cursor
+    finally:
+        cursor.close()
+        try:
+            _drop_tables_and_views(database)
+            clean = database.execute(_STATE).fetchone() == state
+        except duckdb.Error:
+            clean = False
+        if not clean:
+            _SHARED.clear()
+            database.close()
 
 
 Case = tuple[str, Callable[[], object]]
