@@ -85,7 +85,8 @@ def test_bare_table_named_like_a_column(log: duckdb.DuckDBPyConnection) -> None:
 
 # each macro with slice_by as one column name (text) and as a list of it: same rows
 ONE_SLICE = {
-    "ndcg_report": "SELECT device, ndcg FROM ndcg_report('r_prod', 'events', slice_by := {s})",
+    "ndcg_report": "SELECT device, ndcg FROM ndcg_report('r_prod', 'events', slice_by := {s}) "
+    "ORDER BY ALL",
     "ndcg_summary": "SELECT device, mean_ndcg FROM ndcg_summary('r_prod', 'events', "
     "slice_by := {s})",
     "compare_rankers": "SELECT device, diff FROM compare_rankers('r_prod', 'r_prod', 'events', "
