@@ -169,7 +169,7 @@ def _check(con, rankings: list[tuple[list, list]], k: int | None, max_grade: int
 
 
 def _small_random(con, k) -> None:
-    rankings = _small_rankings(1500, seed=11 + (k or 0))
+    rankings = _small_rankings(500, seed=11 + (k or 0))
     _load(con, rankings)
     assert _check(con, rankings, k) <= 1e-12
 
@@ -181,7 +181,7 @@ def test_small_random_rankings_match_the_enumeration_of_every_tied_order(con, ch
 
 
 def _grade_scale(con, k, max_grade) -> None:
-    rankings = _small_rankings(1000, seed=40 + max_grade + (k or 0), max_grade=max_grade)
+    rankings = _small_rankings(400, seed=40 + max_grade + (k or 0), max_grade=max_grade)
     _load(con, rankings)
     assert _check(con, rankings, k, max_grade) <= 1e-12
 
