@@ -1,0 +1,73 @@
+-- _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
+--                        list_name)
+--   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
+--            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
+-- Every item of every GA4 event that carries items, other than the showings (view_search_results,
+-- view_item_list), attributed to a search or given the reason it is not (internal; ga4_events
+-- returns the attributed ones, ga4_unattributed the others, so every interaction is in exactly
+-- one of the two). The showing is the latest ('last') or earliest ('first') showing of the item to
+-- the user (user_pseudo_id) in a search at or before the event and within its attribution window.
+-- reason: 'unknown event' (event_types does not name the event), 'no item' (item_id NULL or
+-- empty), 'no user' (user_pseudo_id NULL), 'never shown' (no search showed the item to the user
+-- before), 'outside the window' (shown before, never within the window); NULL: attributed.
+CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types,
+                                               position_base, list_name) AS TABLE
+WITH _ndcg_options AS (
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base) AS _ok,
+           CASE WHEN event_types IS NULL
+                THEN MAP {'select_item': 'click', 'add_to_cart': 'add_to_cart',
+                          'purchase': 'purchase'}
+                ELSE coalesce(TRY_CAST(event_types AS MAP(VARCHAR, VARCHAR)),
+                              error('duckdb_ndcg: event_types must be a MAP from GA4 event name '
+                                    || 'to event type, e.g. MAP {''select_item'': ''click''}, '
+                                    || 'got ' || event_types::VARCHAR))
+           END AS _types
+),
+_ndcg_shown AS (
+    SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name)
+),
+_ndcg_acts AS (
+    SELECT event_name, event_at, user_id, session_id,
+           nullif(struct_extract(_item, 'item_id')::VARCHAR, '') AS item_id,
+           map_extract_value(_types, event_name) AS event_type,
+           coalesce(struct_extract(_item, 'item_revenue'),
+                    struct_extract(_item, 'price')
+                    * coalesce(struct_extract(_item, 'quantity'), 1))::DOUBLE AS value,
+           event_at - _ndcg_attribution_window(attribution_window, event_name) AS _from
+    FROM (SELECT *, unnest(items) AS _item
+          FROM _ndcg_ga4_rows(tbl)
+          WHERE event_name NOT IN ('view_search_results', 'view_item_list'))
+    CROSS JOIN _ndcg_options
+    WHERE _ok
+),
+_ndcg_last AS (
+    SELECT a.*, s.query_id AS _last_query, s.position AS _last_position, s.shown_at AS _last_at
+    FROM _ndcg_acts a ASOF LEFT JOIN _ndcg_shown s
+        ON a.user_id = s.user_id AND a.item_id = s.item_id AND a.event_at >= s.shown_at
+),
+_ndcg_first AS (
+    SELECT l.*, s.query_id AS _first_query, s.position AS _first_position,
+           s.shown_at AS _first_at
+    FROM _ndcg_last l ASOF LEFT JOIN _ndcg_shown s
+        ON l.user_id = s.user_id AND l.item_id = s.item_id AND l._from <= s.shown_at
+),
+_ndcg_reasoned AS (
+    SELECT *,
+           CASE
+               WHEN event_type IS NULL THEN 'unknown event'
+               WHEN item_id IS NULL THEN 'no item'
+               WHEN user_id IS NULL THEN 'no user'
+               WHEN _last_at IS NULL THEN 'never shown'
+               WHEN _last_at < _from THEN 'outside the window'
+           END AS reason
+    FROM _ndcg_first
+)
+SELECT CASE WHEN reason IS NOT NULL THEN NULL
+            WHEN attribution = 'first' THEN _first_query ELSE _last_query END AS query_id,
+       item_id, event_type, event_name, event_at, user_id, session_id, value,
+       CASE WHEN reason IS NOT NULL THEN NULL
+            WHEN attribution = 'first' THEN _first_position ELSE _last_position END AS position,
+       CASE WHEN reason IS NOT NULL THEN NULL
+            WHEN attribution = 'first' THEN _first_at ELSE _last_at END AS shown_at,
+       reason
+FROM _ndcg_reasoned;
