@@ -133,6 +133,7 @@ POSITION_BASE = Param("position_base", "'auto'", ("auto",), also="0 or 1")
 GA4_SHOWN = (POSITION_BASE, default("list_name", "NULL"))
 GA4_OPTIONS = (ATTRIBUTION, default("attribution_window", "NULL"), default("event_types", "NULL"),
                *GA4_SHOWN)
+UBI_OPTIONS = (POSITION_BASE, default("event_types", "NULL"))
 
 # One macro a line or two, as a table reads (ruff format would give each parameter its own line).
 # fmt: off
@@ -203,6 +204,8 @@ _TABLE = (
     Macro("ga4_rankings", "table", (*required("tbl"), *GA4_SHOWN)),
     Macro("ga4_events", "table", (*required("tbl"), *GA4_OPTIONS)),
     Macro("ga4_unattributed", "table", (*required("tbl"), *GA4_OPTIONS)),
+    *(Macro(f"ubi_{m}", "table", (*required("queries_tbl", "events_tbl"), *UBI_OPTIONS))
+      for m in ("rankings", "events", "unattributed")),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),

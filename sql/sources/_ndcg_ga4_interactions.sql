@@ -13,15 +13,7 @@
 CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types,
                                                position_base, list_name) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options(attribution, attribution_window, position_base) AS _ok,
-           CASE WHEN event_types IS NULL
-                THEN MAP {'select_item': 'click', 'add_to_cart': 'add_to_cart',
-                          'purchase': 'purchase'}
-                ELSE coalesce(TRY_CAST(event_types AS MAP(VARCHAR, VARCHAR)),
-                              error('duckdb_ndcg: event_types must be a MAP from GA4 event name '
-                                    || 'to event type, e.g. MAP {''select_item'': ''click''}, '
-                                    || 'got ' || event_types::VARCHAR))
-           END AS _types
+    SELECT _ndcg_ga4_types(event_types) AS _types
 ),
 _ndcg_shown AS (
     SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name)
@@ -38,7 +30,6 @@ _ndcg_acts AS (
           FROM _ndcg_ga4_rows(tbl)
           WHERE event_name NOT IN ('view_search_results', 'view_item_list'))
     CROSS JOIN _ndcg_options
-    WHERE _ok
 ),
 _ndcg_last AS (
     SELECT a.*, s.query_id AS _last_query, s.position AS _last_position, s.shown_at AS _last_at

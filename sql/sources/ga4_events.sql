@@ -27,7 +27,16 @@
 CREATE OR REPLACE MACRO ga4_events(tbl, attribution := 'last', attribution_window := NULL,
                                    event_types := NULL, position_base := 'auto',
                                    list_name := NULL) AS TABLE
+WITH _ndcg_options AS (
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base)
+           AND _ndcg_ga4_types(event_types) IS NOT NULL AS _ok
+)
+SELECT * FROM (
 SELECT * EXCLUDE (reason)
 FROM _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
                             list_name)
-WHERE reason IS NULL;
+WHERE reason IS NULL
+)
+-- the options are checked by a branch that always runs (an empty export skips the other one)
+UNION ALL BY NAME
+SELECT NULL::VARCHAR AS item_id FROM _ndcg_options WHERE NOT _ok;

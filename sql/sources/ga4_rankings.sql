@@ -28,7 +28,10 @@
 -- ndcg_report refuses unless duplicates := 'allow'.
 -- Example: CREATE VIEW shown AS SELECT * FROM ga4_rankings('ga4_export');
 CREATE OR REPLACE MACRO ga4_rankings(tbl, position_base := 'auto', list_name := NULL) AS TABLE
-SELECT shown.*
-FROM (SELECT _ndcg_source_options('last', NULL, position_base) AS _ok) AS _ndcg_options,
-     _ndcg_ga4_shown(tbl, position_base, list_name) AS shown
-WHERE _ok;
+WITH _ndcg_options AS (
+    SELECT _ndcg_source_options('last', NULL, position_base) AS _ok
+)
+SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name)
+-- the options are checked by a branch that always runs (an empty export skips the other one)
+UNION ALL BY NAME
+SELECT NULL::VARCHAR AS query_id FROM _ndcg_options WHERE NOT _ok;

@@ -13,7 +13,16 @@
 CREATE OR REPLACE MACRO ga4_unattributed(tbl, attribution := 'last', attribution_window := NULL,
                                          event_types := NULL, position_base := 'auto',
                                          list_name := NULL) AS TABLE
+WITH _ndcg_options AS (
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base)
+           AND _ndcg_ga4_types(event_types) IS NOT NULL AS _ok
+)
+SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
 FROM _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
                             list_name)
-WHERE reason IS NOT NULL;
+WHERE reason IS NOT NULL
+)
+-- the options are checked by a branch that always runs (an empty export skips the other one)
+UNION ALL BY NAME
+SELECT NULL::VARCHAR AS item_id FROM _ndcg_options WHERE NOT _ok;

@@ -193,6 +193,8 @@ _ARGUMENTS = {
     "rankings_b": "'shown'",
     "events": "'events'",
     "arm_col": "'variant'",
+    "queries_tbl": "'ubi_queries'",
+    "events_tbl": "'ubi_events'",
 }
 _TABLES = {
     "p_adjust": {"tbl": "'results'"},
@@ -257,6 +259,15 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "VARCHAR, device STRUCT(category VARCHAR), items STRUCT(item_id VARCHAR, price DOUBLE, "
             "quantity BIGINT, item_revenue DOUBLE, item_list_name VARCHAR, item_list_index "
             "VARCHAR)[])"
+        )
+        con.execute(  # empty UBI indexes (tests/sources/test_ubi.py has them with documents)
+            "CREATE TABLE ubi_queries (application VARCHAR, query_id VARCHAR, client_id VARCHAR, "
+            "user_query VARCHAR, timestamp VARCHAR, query_response_hit_ids VARCHAR[])"
+        )
+        con.execute(
+            "CREATE TABLE ubi_events (application VARCHAR, action_name VARCHAR, query_id VARCHAR, "
+            "session_id VARCHAR, client_id VARCHAR, timestamp VARCHAR, event_attributes "
+            "STRUCT(object STRUCT(object_id VARCHAR), position STRUCT(ordinal INTEGER)))"
         )
         yield con
 
