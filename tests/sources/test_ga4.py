@@ -17,6 +17,7 @@ import pytest
 from sklearn.metrics import ndcg_score
 
 import duckdb_ndcg
+from duckdb_ndcg import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000  # 2023-11-14 22:13:20 UTC, in seconds; the export holds microseconds
@@ -352,3 +353,16 @@ def test_readme_recipe(con: duckdb.DuckDBPyConnection, export: Path,
     assert counts[("never shown", "select_item")] == 1
     report = duckdb_ndcg.evaluate("shown", "events", k=10, con=con).fetchall()
     assert {r[0]: pytest.approx(r[2], abs=1e-12) for r in report} == expected
+
+
+def test_cli_reads_the_adapters_output(ga4: duckdb.DuckDBPyConnection, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The adapters' tables written to Parquet, then `duckdb-ndcg evaluate` on them: unchanged."""
+    shown, events, out = tmp_path / "shown.parquet", tmp_path / "events.parquet", tmp_path / "r.csv"
+    ga4.execute(f"COPY (SELECT * FROM ga4_rankings('ga4_export')) TO '{shown}'")
+    ga4.execute(f"COPY (SELECT * FROM ga4_events('ga4_export')) TO '{events}'")
+    code = cli.main(["evaluate", str(shown), str(events), "--k", "3,10", "--output", str(out)])
+    assert code == 0, capsys.readouterr().err
+    got = ga4.sql(f"SELECT query_id, k, ndcg FROM '{out}'").fetchall()
+    expected = {(q, k): v for k in (3, 10) for q, v in _ndcg(_grades(ATTRIBUTED), k).items()}
+    assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in got} == expected

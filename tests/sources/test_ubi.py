@@ -19,6 +19,7 @@ import pytest
 from sklearn.metrics import ndcg_score
 
 import duckdb_ndcg
+from duckdb_ndcg import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -235,3 +236,16 @@ def test_readme_recipe(con: duckdb.DuckDBPyConnection, tmp_path: Path,
                                              "no position": 1, "no query": 1}
     report = duckdb_ndcg.evaluate("shown", "events", k=10, con=con).fetchall()
     assert {r[0]: pytest.approx(r[2], abs=1e-12) for r in report} == expected
+
+
+def test_cli_reads_the_adapters_output(ubi: duckdb.DuckDBPyConnection, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The adapters' tables written to Parquet, then `duckdb-ndcg evaluate` on them: unchanged."""
+    shown, events, out = tmp_path / "shown.parquet", tmp_path / "events.parquet", tmp_path / "r.csv"
+    ubi.execute(f"COPY (SELECT * FROM ubi_rankings('ubi_queries', 'ubi_events')) TO '{shown}'")
+    ubi.execute(f"COPY (SELECT * FROM ubi_events('ubi_queries', 'ubi_events')) TO '{events}'")
+    code = cli.main(["evaluate", str(shown), str(events), "--k", "2,10", "--output", str(out)])
+    assert code == 0, capsys.readouterr().err
+    got = ubi.sql(f"SELECT query_id, k, ndcg FROM '{out}'").fetchall()
+    expected = {(q, k): v for k in (2, 10) for q, v in _ndcg(k).items()}
+    assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in got} == expected
