@@ -206,6 +206,10 @@ _TABLE = (
     Macro("ga4_unattributed", "table", (*required("tbl"), *GA4_OPTIONS)),
     *(Macro(f"ubi_{m}", "table", (*required("queries_tbl", "events_tbl"), *UBI_OPTIONS))
       for m in ("rankings", "events", "unattributed")),
+    Macro("algolia_rankings", "table", required("responses_tbl")),
+    *(Macro(f"algolia_{m}", "table", (*required("responses_tbl", "events_tbl"),
+                                      default("event_types", "NULL")))
+      for m in ("events", "unattributed")),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),

@@ -195,6 +195,7 @@ _ARGUMENTS = {
     "arm_col": "'variant'",
     "queries_tbl": "'ubi_queries'",
     "events_tbl": "'ubi_events'",
+    "responses_tbl": "'ubi_queries'",  # Algolia's: no enumerated option reads it
 }
 _TABLES = {
     "p_adjust": {"tbl": "'results'"},
