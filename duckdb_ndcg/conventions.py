@@ -127,6 +127,14 @@ MISSING = Param("missing", "'zero'", ("zero", "error"))
 PAIRING = (QUERY_SET, MISSING)  # compare_rankers' choice of queries
 RESAMPLING = (default("resamples", "10000"), default("seed", "42"))
 
+# --- the source adapters: a vendor's export -> the contract's rankings and events tables ---
+ATTRIBUTION = Param("attribution", "'last'", ("last", "first"))
+POSITION_BASE = Param("position_base", "'auto'", ("auto",), also="0 or 1")
+GA4_SHOWN = (POSITION_BASE, default("list_name", "NULL"))
+GA4_OPTIONS = (ATTRIBUTION, default("attribution_window", "NULL"), default("event_types", "NULL"),
+               *GA4_SHOWN)
+UBI_OPTIONS = (POSITION_BASE, default("event_types", "NULL"))
+
 # One macro a line or two, as a table reads (ruff format would give each parameter its own line).
 # fmt: off
 _TABLE = (
@@ -192,6 +200,16 @@ _TABLE = (
     Macro("ab_summary", "report", (*required("rankings", "events", "arm_col"), K_REPORT,
                                    default("baseline", "NULL"), SLICE_BY, CONF, CORRECTION,
                                    ALPHA, *REPORT_OPTIONS)),
+    # source adapters: a vendor's raw export as the report family's rankings and events
+    Macro("ga4_rankings", "table", (*required("tbl"), *GA4_SHOWN)),
+    Macro("ga4_events", "table", (*required("tbl"), *GA4_OPTIONS)),
+    Macro("ga4_unattributed", "table", (*required("tbl"), *GA4_OPTIONS)),
+    *(Macro(f"ubi_{m}", "table", (*required("queries_tbl", "events_tbl"), *UBI_OPTIONS))
+      for m in ("rankings", "events", "unattributed")),
+    Macro("algolia_rankings", "table", required("responses_tbl")),
+    *(Macro(f"algolia_{m}", "table", (*required("responses_tbl", "events_tbl"),
+                                      default("event_types", "NULL")))
+      for m in ("events", "unattributed")),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),

@@ -193,8 +193,14 @@ _ARGUMENTS = {
     "rankings_b": "'shown'",
     "events": "'events'",
     "arm_col": "'variant'",
+    "queries_tbl": "'ubi_queries'",
+    "events_tbl": "'ubi_events'",
+    "responses_tbl": "'ubi_queries'",  # Algolia's: no enumerated option reads it
 }
-_TABLES = {"p_adjust": {"tbl": "'results'"}}
+_TABLES = {
+    "p_adjust": {"tbl": "'results'"},
+    **{name: {"tbl": "'ga4_export'"} for name in ("ga4_rankings", "ga4_events", "ga4_unattributed")},
+}
 _EXTRA = {"ab_summary": ", baseline := 'a'"}
 _BAD = ("'bogus'", "NULL")
 
@@ -247,6 +253,23 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "'purchase')) t(query_id, item_id, event_type)"
         )
         con.execute("CREATE TABLE results AS SELECT 0.01 AS p_value")
+        con.execute(  # an empty GA4 export (tests/sources/test_ga4.py has one with rows)
+            "CREATE TABLE ga4_export (event_date VARCHAR, event_timestamp BIGINT, event_name "
+            "VARCHAR, event_params STRUCT(key VARCHAR, value STRUCT(string_value VARCHAR, "
+            "int_value BIGINT, float_value DOUBLE, double_value DOUBLE))[], user_pseudo_id "
+            "VARCHAR, device STRUCT(category VARCHAR), items STRUCT(item_id VARCHAR, price DOUBLE, "
+            "quantity BIGINT, item_revenue DOUBLE, item_list_name VARCHAR, item_list_index "
+            "VARCHAR)[])"
+        )
+        con.execute(  # empty UBI indexes (tests/sources/test_ubi.py has them with documents)
+            "CREATE TABLE ubi_queries (application VARCHAR, query_id VARCHAR, client_id VARCHAR, "
+            "user_query VARCHAR, timestamp VARCHAR, query_response_hit_ids VARCHAR[])"
+        )
+        con.execute(
+            "CREATE TABLE ubi_events (application VARCHAR, action_name VARCHAR, query_id VARCHAR, "
+            "session_id VARCHAR, client_id VARCHAR, timestamp VARCHAR, event_attributes "
+            "STRUCT(object STRUCT(object_id VARCHAR), position STRUCT(ordinal INTEGER)))"
+        )
         yield con
 
 

@@ -1,0 +1,127 @@
+"""The GA4 adapter's cost: NDCG@10 straight from a raw GA4 export against the same report on the
+flat tables the adapter produces (issue 22). A script, not a test.
+
+    python benchmarks/ga4_adapter.py --events 1000000 --reps 3
+
+The export is generated (seed fixed) as BigQuery writes it to Parquet: per search one
+view_search_results, two view_item_list pages of 10 items (0-based indexes, the second page
+starting again), a select_item and a purchase; nested event_params and items. Two systems, run
+interleaved, median seconds:
+
+- ``adapter``: ga4_rankings and ga4_events into tables, then ndcg_report (what the README's
+  recipe does);
+- ``flat``: ndcg_report on the adapter's two tables written to Parquet (the floor: the flat
+  tables someone would otherwise build by hand).
+
+Writes ``benchmarks/results/ga4_adapter_<events>.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+import duckdb
+
+import duckdb_ndcg
+
+HERE = Path(__file__).resolve().parent
+EVENTS_PER_SEARCH = 5
+
+
+def generate(con: duckdb.DuckDBPyConnection, events: int, path: Path) -> None:
+    searches = events // EVENTS_PER_SEARCH
+    con.execute(f"""
+        COPY (
+        WITH s AS (SELECT range AS n, 'u' || (range % 50000) AS user_pseudo_id,
+                          range // 50000 AS sess, 1700000000000000 + range * 60000000 AS t0
+                   FROM range({searches}))
+        SELECT strftime(make_timestamp(t0), '%Y%m%d') AS event_date,
+               t0 + o * 1000000 AS event_timestamp, name AS event_name,
+               [{{'key': 'ga_session_id', 'value': {{'string_value': NULL, 'int_value': sess,
+                  'float_value': NULL, 'double_value': NULL}}}},
+                {{'key': 'search_term', 'value': {{'string_value': 'term' || (n % 1000),
+                  'int_value': NULL, 'float_value': NULL, 'double_value': NULL}}}}]
+                   AS event_params,
+               user_pseudo_id, {{'category': ['mobile', 'desktop'][n % 2 + 1]}} AS device,
+               CASE WHEN name = 'view_item_list' THEN
+                        list_transform(range(10), lambda i: {{
+                            'item_id': 'i' || ((n * 7 + i + (o - 1) * 10) % 5000),
+                            'price': 1.0, 'quantity': 1, 'item_revenue': NULL::DOUBLE,
+                            'item_list_name': 'search results',
+                            'item_list_index': i::VARCHAR}})
+                    WHEN name IN ('select_item', 'purchase') THEN
+                        [{{'item_id': 'i' || ((n * 7 + (n % 13)) % 5000), 'price': 1.0,
+                           'quantity': 1, 'item_revenue': 2.0::DOUBLE,
+                           'item_list_name': NULL, 'item_list_index': NULL}}]
+                    ELSE [] END AS items
+        FROM s, (VALUES ('view_search_results', 0), ('view_item_list', 1),
+                        ('view_item_list', 2), ('select_item', 5), ('purchase', 30)) v(name, o)
+        ) TO '{path}' (FORMAT parquet)""")
+
+
+def adapter(con: duckdb.DuckDBPyConnection, export: Path) -> float:
+    con.execute(f"CREATE OR REPLACE VIEW ga4_export AS SELECT * FROM read_parquet('{export}')")
+    con.execute("CREATE OR REPLACE TABLE shown AS SELECT * FROM ga4_rankings('ga4_export')")
+    con.execute("CREATE OR REPLACE TABLE events AS SELECT * FROM ga4_events('ga4_export')")
+    return con.sql("SELECT avg(ndcg) FROM ndcg_report('shown', 'events', k := 10)").fetchall()[0][0]
+
+
+def flat(con: duckdb.DuckDBPyConnection, shown: Path, events: Path) -> float:
+    con.execute(f"CREATE OR REPLACE VIEW shown_flat AS SELECT * FROM read_parquet('{shown}')")
+    con.execute(f"CREATE OR REPLACE VIEW events_flat AS SELECT * FROM read_parquet('{events}')")
+    return con.sql("SELECT avg(ndcg) FROM ndcg_report('shown_flat', 'events_flat', k := 10)"
+                   ).fetchall()[0][0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    data = HERE / "data"
+    data.mkdir(exist_ok=True)
+    export = data / f"ga4_{args.events}.parquet"
+    shown, events = data / f"ga4_{args.events}_shown.parquet", data / f"ga4_{args.events}_events.parquet"
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        if not export.exists():
+            generate(con, args.events, export)
+        adapter(con, export)
+        con.execute(f"COPY shown TO '{shown}'")
+        con.execute(f"COPY events TO '{events}'")
+        times: dict[str, list[float]] = {"adapter": [], "flat": []}
+        means = {}
+        for _ in range(args.reps):
+            for name, run in (("adapter", lambda: adapter(con, export)),
+                              ("flat", lambda: flat(con, shown, events))):
+                start = time.perf_counter()
+                means[name] = run()
+                times[name].append(time.perf_counter() - start)
+        counts = con.sql("SELECT (SELECT count(*) FROM shown), (SELECT count(*) FROM events)"
+                         ).fetchall()[0]
+    assert abs(means["adapter"] - means["flat"]) < 1e-12, means
+    median = {n: statistics.median(t) for n, t in times.items()}
+    lines = [
+        f"# GA4 adapter, {args.events:,} raw events (benchmarks/ga4_adapter.py)",
+        "",
+        (f"DuckDB {duckdb.__version__}, {args.reps} interleaved runs, median seconds; "
+         f"{counts[0]:,} shown rows, {counts[1]:,} attributed events; mean NDCG@10 "
+         f"{means['adapter']:.6f} both ways; load average {os.getloadavg()[0]:.1f} on "
+         f"{os.cpu_count()} cores."),
+        "",
+        "| system | seconds | vs flat |",
+        "|---|---|---|",
+        *(f"| {n} | {median[n]:.2f} | {median[n] / median['flat']:.1f}x |" for n in median),
+        "",
+    ]
+    out = HERE / "results" / f"ga4_adapter_{args.events}.md"
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
