@@ -126,6 +126,13 @@ QUERY_SET = Param("query_set", "'both'", ("both", "either", "a", "b"))
 MISSING = Param("missing", "'zero'", ("zero", "error"))
 PAIRING = (QUERY_SET, MISSING)  # compare_rankers' choice of queries
 RESAMPLING = (default("resamples", "10000"), default("seed", "42"))
+# --- click logs: click_grades, position_bias (sql/clicks/) ---
+CLICK_LOG_OPTIONS = (  # the columns of an impression/click log and the rows read
+    QUERY_COL, ITEM_COL, default("position_col", "'position'"), default("session_col", "NULL"),
+    default("click_col", "'click'"), default("action_col", "NULL"), default("time_col", "NULL"),
+    default("start_date", "NULL"), default("end_date", "NULL"), default("max_rank", "20"),
+)
+CLICK_MODEL = Param("model", "'coec'", ("coec", "ctr", "dctr", "cascade", "sdbn", "pbm"))
 
 # One macro a line or two, as a table reads (ruff format would give each parameter its own line).
 # fmt: off
@@ -192,6 +199,9 @@ _TABLE = (
     Macro("ab_summary", "report", (*required("rankings", "events", "arm_col"), K_REPORT,
                                    default("baseline", "NULL"), SLICE_BY, CONF, CORRECTION,
                                    ALPHA, *REPORT_OPTIONS)),
+    # click logs: grades and position bias from impressions and clicks
+    Macro("click_grades", "table", (*required("events_tbl"), CLICK_MODEL, *CLICK_LOG_OPTIONS,
+                                    default("bins", "NULL"), default("min_impressions", "0"))),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),

@@ -193,6 +193,7 @@ _ARGUMENTS = {
     "rankings_b": "'shown'",
     "events": "'events'",
     "arm_col": "'variant'",
+    "events_tbl": "'click_log'",
 }
 _TABLES = {"p_adjust": {"tbl": "'results'"}}
 _EXTRA = {"ab_summary": ", baseline := 'a'"}
@@ -247,6 +248,10 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "'purchase')) t(query_id, item_id, event_type)"
         )
         con.execute("CREATE TABLE results AS SELECT 0.01 AS p_value")
+        con.execute(
+            "CREATE TABLE click_log AS SELECT * FROM (VALUES ('s', 'q', 'x', 1, 1), "
+            "('s', 'q', 'y', 2, 0)) t(session_id, query_id, item_id, position, click)"
+        )
         yield con
 
 

@@ -1,0 +1,242 @@
+"""click_grades: grades from an impression/click log, against PyClick and SRW's COEC rule.
+
+PyClick's numbers are fixtures recorded offline by ``tests/fixtures/clicks/make_pyclick_fixtures.py``
+(which also writes the seeded log with its known truth: a position-based model, theta_k = 1/k);
+COEC's are computed by hand from SearchRelevance Workbench's rule (CoecClickModel.java).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import duckdb_ndcg
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "clicks"
+ROOT = Path(__file__).resolve().parents[2]
+PAGE_MODELS = {"dctr": "dctr", "cascade": "cascade", "sdbn": "sdbn", "pbm": "pbm"}
+
+
+def read_csv(name: str) -> list[dict[str, str]]:
+    with open(FIXTURES / name, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def log() -> Iterator[duckdb.DuckDBPyConnection]:
+    """One connection for the module (registering the macros costs a second): the generated
+    log as ``log`` and SRW's UBI example (below) as ``ubi``."""
+    with duckdb.connect() as con:
+        duckdb_ndcg.register(con)
+        con.execute(f"CREATE TABLE log AS SELECT * FROM read_csv('{FIXTURES / 'log.csv'}')")
+        con.execute("CREATE TABLE ubi (user_query VARCHAR, object_id VARCHAR, "
+                    "action_name VARCHAR, ordinal INTEGER, day DATE)")
+        con.executemany("INSERT INTO ubi VALUES (?, ?, ?, ?, ?)", UBI)
+        yield con
+
+
+def grades(con: duckdb.DuckDBPyConnection, model: str, **options: str) -> dict:
+    extra = "".join(f", {k} := {v}" for k, v in options.items())
+    rows = con.execute(
+        f"SELECT query_id, item_id, rel, rnk, impressions, clicks FROM click_grades('log', "
+        f"model := '{model}', session_col := 'session_id'{extra})"
+    ).fetchall()
+    return {(q, d): rest for q, d, *rest in rows}
+
+
+@pytest.mark.versions
+def test_models_equal_pyclick(log: duckdb.DuckDBPyConnection) -> None:
+    """DCTR, CM, SDBN (closed-form MLE) and PBM (50 EM steps) to 1e-12 of PyClick on the log."""
+    oracle = read_csv("pyclick_grades.csv")
+    for model, column in PAGE_MODELS.items():
+        got = grades(log, model)
+        assert sorted(got) == sorted((r["query_id"], r["item_id"]) for r in oracle), model
+        worst = max(abs(got[r["query_id"], r["item_id"]][0] - float(r[column])) for r in oracle)
+        assert worst < 1e-12, (model, worst)
+
+
+def test_support_and_raw_ctr(log: duckdb.DuckDBPyConnection) -> None:
+    """impressions, clicks and the lowest position counted in Python from the log; 'ctr' is
+    clicks / impressions and 'dctr' PyClick's (clicks + 1) / (impressions + 2) of the same counts."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for r in read_csv("log.csv"):
+        c = counts.setdefault((r["query_id"], r["item_id"]), [0, 0, 99])
+        c[0] += 1
+        c[1] += int(r["click"])
+        c[2] = min(c[2], int(r["position"]))
+    for model in ("ctr", "dctr", "cascade", "sdbn", "pbm", "coec"):
+        got = grades(log, model)
+        assert {k: (v[1], v[2], v[3]) for k, v in got.items()} == {
+            k: (rnk, n, c) for k, (n, c, rnk) in counts.items()
+        }, model
+    ctr = grades(log, "ctr")
+    assert all(ctr[k][0] == pytest.approx(c / n, abs=1e-15) for k, (n, c, _) in counts.items())
+
+
+def test_pbm_recovers_the_truth(log: duckdb.DuckDBPyConnection) -> None:
+    """The log was drawn with P(click) = alpha(q, d) / position: PBM's examination per position is
+    within 0.1 of 1 / position and its attractiveness within 0.12 of alpha on average (1500 pages;
+    the stated error is what this sample gives, the raw CTR's is 2.5 times larger)."""
+    exam = dict(log.execute(
+        "SELECT DISTINCT _p, _exam FROM _ndcg_pbm('log', query_col := 'query_id', "
+        "item_col := 'item_id', position_col := 'position', session_col := 'session_id', "
+        "click_col := 'click', max_rank := 20, model := 'pbm') ORDER BY 1"
+    ).fetchall())
+    assert max(abs(exam[p] - 1 / p) for p in range(1, 11)) < 0.1
+    oracle = {int(r["position"]): float(r["pbm_exam"]) for r in read_csv("pyclick_exam.csv")}
+    assert max(abs(exam[p] - oracle[p]) for p in oracle) < 1e-12
+    truth = {(r["query_id"], r["item_id"]): float(r["alpha"]) for r in read_csv("truth.csv")}
+    pbm, ctr = grades(log, "pbm"), grades(log, "ctr")
+    pbm_error = sum(abs(pbm[k][0] - truth[k]) for k in pbm) / len(pbm)
+    ctr_error = sum(abs(ctr[k][0] - truth[k]) for k in ctr) / len(ctr)
+    assert pbm_error < 0.12
+    assert ctr_error > 2.5 * pbm_error
+
+
+# SRW's UBI shape: events with an action, ordinals from 0, one date each. max_rank 3.
+UBI = [
+    # user_query, object_id, action_name, ordinal, day
+    *[("shoes", "A", "impression", 0, "2025-01-10")] * 4,
+    *[("shoes", "A", "click", 0, "2025-01-10")] * 2,
+    *[("shoes", "B", "impression", 1, "2025-01-10")] * 4,
+    ("shoes", "B", "click", 1, "2025-01-10"),
+    *[("shoes", "C", "impression", 2, "2025-01-10")] * 2,
+    ("shoes", "C", "impression", 0, "2025-01-10"),
+    ("shoes", "C", "click", 2, "2025-01-10"),
+    *[("shoes", "D", "impression", 3, "2025-01-10")] * 2,
+    ("shoes", "D", "click", 3, "2025-01-10"),
+    ("shoes", "E", "click", 1, "2025-01-10"),
+    ("shoes", "F", "impression", 4, "2025-01-10"),
+    ("shoes", "G", "add_to_cart", 0, "2025-01-10"),
+    ("boots", "A", "impression", 0, "2025-01-10"),
+    ("boots", "A", "CLICK", 0, "2025-01-10"),
+    ("boots", "A", "click", 0, "2025-02-01"),
+]
+# By hand, January only: rank CTR over ordinals 0..2 (3 is max_rank, outside [0, 3)):
+# ctr[0] = (2 A + 1 boots A) / (4 A + 1 C + 1 boots A) = 3/6, ctr[1] = (1 B + 1 E) / 4 B = 1/2,
+# ctr[2] = 1 C / 2 C = 1/2. Grades: A 2 / (0.5 × 4) = 1; B 1 / (0.5 × 4) = 0.5;
+# C (lowest ordinal 0) 1 / (0.5 × 3) = 0.667; D (ordinal 3: no rank CTR) 0; E (no impression) 0;
+# F (ordinal 4 > max_rank) left out; G (only another action, no rank) 0; boots A 1 / (0.5 × 1) = 2.
+COEC_JANUARY = {
+    ("boots", "A"): (2.0, 0, 1, 1), ("shoes", "A"): (1.0, 0, 4, 2),
+    ("shoes", "B"): (0.5, 1, 4, 1), ("shoes", "C"): (0.667, 0, 3, 1),
+    ("shoes", "D"): (0.0, 3, 2, 1), ("shoes", "E"): (0.0, 1, 0, 1),
+    ("shoes", "G"): (0.0, None, 0, 0),
+}
+# Every date: boots A's second click makes ctr[0] = 4/6; A 2 / (4/6 × 4) = 0.75, C 1 / (4/6 × 3)
+# = 0.5, boots A 2 / (4/6 × 1) = 3.
+COEC_ALL = {**COEC_JANUARY, ("boots", "A"): (3.0, 0, 1, 2), ("shoes", "A"): (0.75, 0, 4, 2),
+            ("shoes", "C"): (0.5, 0, 3, 1)}
+UBI_OPTIONS = ("query_col := 'user_query', item_col := 'object_id', position_col := 'ordinal', "
+               "action_col := 'action_name', max_rank := 3")
+
+
+@pytest.fixture
+def ubi(log: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    return log
+
+
+def coec(con: duckdb.DuckDBPyConnection, extra: str = "") -> dict:
+    rows = con.execute(
+        f"SELECT query_id, item_id, rel, rnk, impressions, clicks FROM click_grades('ubi', "
+        f"{UBI_OPTIONS}{extra})"
+    ).fetchall()
+    return {(q, d): tuple(rest) for q, d, *rest in rows}
+
+
+@pytest.mark.versions
+def test_coec_by_hand(ubi: duckdb.DuckDBPyConnection) -> None:
+    january = ", time_col := 'day', start_date := '2025-01-01', end_date := '2025-01-31'"
+    assert coec(ubi, january) == COEC_JANUARY
+    assert coec(ubi) == COEC_ALL
+    # the pairs without impressions go with min_impressions := 1
+    assert coec(ubi, ", min_impressions := 1").keys() == COEC_ALL.keys() - {
+        ("shoes", "E"), ("shoes", "G")}
+
+
+def test_bins(ubi: duckdb.DuckDBPyConnection) -> None:
+    got = coec(ubi, ", bins := [0.5, 1, 2.5]")
+    assert {k: v[0] for k, v in got.items()} == {
+        k: float(sum(t <= v[0] for t in (0.5, 1, 2.5))) for k, v in COEC_ALL.items()}
+
+
+def test_judged_run_for_run_report(log: duckdb.DuckDBPyConnection) -> None:
+    """The output is a judged run: run_report scores it as it is, and equals the ndcg aggregate
+    over the same rows (the logged ranker at each item's lowest position, ties averaged)."""
+    log.execute("CREATE OR REPLACE TABLE judged AS SELECT * FROM click_grades('log', "
+                "model := 'sdbn', session_col := 'session_id')")
+    report = dict(log.execute("SELECT query_id, value FROM run_report('judged', k := 5) "
+                              "WHERE metric = 'ndcg'").fetchall())
+    direct = dict(log.execute("SELECT query_id, ndcg(rel, rnk, 5) FROM judged "
+                              "GROUP BY query_id").fetchall())
+    assert report.keys() == direct.keys() and len(report) == 20
+    assert all(report[q] == pytest.approx(direct[q], abs=1e-12) for q in report)
+
+
+def test_readme_recipe(log: duckdb.DuckDBPyConnection) -> None:
+    con = log
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("CREATE TABLE clicks AS")
+    recipe = readme[start:readme.index("```", start)]
+    *setup, query = [s for s in recipe.split(";") if s.strip()]
+    con.execute("CREATE OR REPLACE TABLE events AS SELECT * FROM log")
+    con.execute(";".join(setup))
+    got = dict(con.execute(query).fetchall())
+    direct = con.execute("SELECT avg(n) FROM (SELECT ndcg(rel, rnk, 10) AS n FROM click_grades("
+                         "'events', model := 'pbm', session_col := 'session_id') "
+                         "GROUP BY query_id)").fetchone()[0]
+    assert got["ndcg"] == pytest.approx(direct, abs=1e-12)
+
+
+BAD = [  # (id, table rows as SQL, options, the error's words)
+    ("null-item", "('s', 'q', NULL, 1, 1)", "", "has NULL in item_id"),
+    ("null-position", "('s', 'q', 'a', NULL, 1)", "", "has NULL in position"),
+    ("fractional-position", "('s', 'q', 'a', 1.5, 1)", "",
+     "position of events table t must hold whole numbers (1 rows do not)"),
+    ("negative-position", "('s', 'q', 'a', -1, 1)", "", "has negative positions (1 rows)"),
+    ("click-2", "('s', 'q', 'a', 1, 2)", "", "click of events table t must be true/false or 1/0"),
+    ("click-null", "('s', 'q', 'a', 1, NULL)", "", "click of events table t must be"),
+    ("no-session", "('s', 'q', 'a', 1, 1)", "model := 'sdbn'",
+     "model := 'sdbn' reads result pages: it needs session_col"),
+    ("two-at-one-position", "('s', 'q', 'a', 1, 1), ('s', 'q', 'b', 1, 0)",
+     "model := 'pbm', session_col := 'session_id'",
+     "(session_id, query_id, position) of t show more than one result"),
+    ("max-rank", "('s', 'q', 'a', 1, 1)", "max_rank := 0", "max_rank must be a whole number >= 1"),
+    ("bins-order", "('s', 'q', 'a', 1, 1)", "bins := [2, 1]",
+     "bins must be a non-empty list of finite thresholds in ascending order, got [2, 1]"),
+    ("dates-without-time", "('s', 'q', 'a', 1, 1)", "end_date := '2025-01-01'",
+     "start_date and end_date need time_col"),
+    ("click-without-impression", "('s', 'q', 'a', 1, 'impression'), ('s', 'q', 'b', 2, 'click')",
+     "model := 'sdbn', session_col := 'session_id', action_col := 'click'",
+     ("1 clicked results of t have no impression (click = 'impression') at their session_id "
+      "and position")),
+    ("model", "('s', 'q', 'a', 1, 1)", "model := 'dbn'",
+     "model must be 'coec', 'ctr', 'dctr', 'cascade', 'sdbn' or 'pbm', got 'dbn'"),
+]
+
+
+def test_bad_input(log: duckdb.DuckDBPyConnection, check_cases) -> None:
+    con = log
+    def case(rows: str, options: str, words: str):
+        def check() -> None:
+            con.execute("CREATE OR REPLACE TABLE t AS SELECT * FROM (VALUES " + rows
+                        + ") v(session_id, query_id, item_id, position, click)")
+            with pytest.raises(duckdb.Error, match=re.escape(words)):
+                con.execute(f"SELECT * FROM click_grades('t'{', ' + options if options else ''})"
+                            ).fetchall()
+        return check
+
+    check_cases((name, case(*rest)) for name, *rest in BAD)
+
+
+def test_event_form_clicks_without_impressions(ubi: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match=re.escape(
+            "(shoes, E) of ubi has more clicks (1) than impressions (0); model := 'ctr' needs "
+            "an impression per click")):
+        coec(ubi, ", model := 'ctr'")
+
