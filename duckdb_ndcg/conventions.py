@@ -202,6 +202,10 @@ _TABLE = (
     # click logs: grades and position bias from impressions and clicks
     Macro("click_grades", "table", (*required("events_tbl"), CLICK_MODEL, *CLICK_LOG_OPTIONS,
                                     default("bins", "NULL"), default("min_impressions", "0"))),
+    Macro("position_bias", "table", (
+        *required("events_tbl"),
+        Param("method", "'ctr_ratio'", ("ctr_ratio", "pivot", "adjacent_chain", "pbm")),
+        *CLICK_LOG_OPTIONS)),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),

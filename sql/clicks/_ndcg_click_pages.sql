@@ -1,19 +1,19 @@
 -- _ndcg_click_pages(events_tbl, query_col := NULL, item_col := NULL, position_col := NULL,
 --                   session_col := NULL, click_col := NULL, action_col := NULL,
 --                   time_col := NULL, start_date := NULL, end_date := NULL, max_rank := NULL,
---                   model := NULL) -> TABLE(_s, _q, _d, _p BIGINT, _c BOOLEAN)
+--                   needed_by := NULL) -> TABLE(_s, _q, _d, _p BIGINT, _c BOOLEAN)
 -- The result pages of the log (internal): one row per shown result, (session, query, position)
 -- holding one item, clicked when any of its rows is a click: what the session models (PyClick's
 -- SearchSession: one query, its results in position order) read. A page is a (session, query):
 -- a session_col that spans queries holds one page per query. Errors: no session_col (naming
--- model, which needs it); two items at one (session, query, position); a click on a result the
--- log has no impression of (event form).
+-- needed_by, the option that needs pages: "model := 'pbm'"); two items at one (session, query,
+-- position); a click on a result the log has no impression of (event form).
 CREATE OR REPLACE MACRO _ndcg_click_pages(events_tbl, query_col := NULL, item_col := NULL,
                                           position_col := NULL, session_col := NULL,
                                           click_col := NULL, action_col := NULL,
                                           time_col := NULL, start_date := NULL,
                                           end_date := NULL, max_rank := NULL,
-                                          model := NULL) AS TABLE
+                                          needed_by := NULL) AS TABLE
 WITH _ndcg_results AS (
     SELECT _s, _q, _p, min(_d) AS _d, count(DISTINCT _d) AS _items, sum(_imp) AS _imps,
            sum(_clk) AS _clks
@@ -32,7 +32,7 @@ SELECT * FROM (
 SELECT _s, _q, _d, _p,
        CASE
            WHEN session_col IS NULL THEN
-               error('duckdb_ndcg: model := ''' || model || ''' reads result pages: it needs '
+               error('duckdb_ndcg: ' || needed_by || ' reads result pages: it needs '
                      || 'session_col := <the column naming one search (a page of results)>')
            WHEN _doubled > 0 THEN
                error('duckdb_ndcg: ' || _doubled || ' (' || session_col || ', ' || query_col

@@ -12,14 +12,16 @@
 CREATE OR REPLACE MACRO _ndcg_pbm(events_tbl, query_col := NULL, item_col := NULL,
                                   position_col := NULL, session_col := NULL, click_col := NULL,
                                   action_col := NULL, time_col := NULL, start_date := NULL,
-                                  end_date := NULL, max_rank := NULL, model := NULL) AS TABLE
+                                  end_date := NULL, max_rank := NULL,
+                                  needed_by := NULL) AS TABLE
 WITH RECURSIVE _ndcg_groups AS (
     SELECT _q, _d, _p, count(*) AS _n, count(*) FILTER (WHERE _c) AS _clicks
     FROM _ndcg_click_pages(events_tbl, query_col := query_col, item_col := item_col,
                            position_col := position_col, session_col := session_col,
                            click_col := click_col, action_col := action_col,
                            time_col := time_col, start_date := start_date,
-                           end_date := end_date, max_rank := max_rank, model := model)
+                           end_date := end_date, max_rank := max_rank,
+                           needed_by := needed_by)
     GROUP BY _q, _d, _p
 ),
 _ndcg_em AS (

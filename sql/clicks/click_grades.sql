@@ -76,7 +76,8 @@ _ndcg_pages AS (
                            position_col := position_col, session_col := session_col,
                            click_col := click_col, action_col := action_col,
                            time_col := time_col, start_date := start_date,
-                           end_date := end_date, max_rank := max_rank, model := model)
+                           end_date := end_date, max_rank := max_rank,
+                           needed_by := 'model := ''' || model || '''')
     WHERE model IN ('cascade', 'sdbn')
 ),
 _ndcg_paged AS (
@@ -114,7 +115,7 @@ _ndcg_graded AS (
                    position_col := position_col, session_col := session_col,
                    click_col := click_col, action_col := action_col, time_col := time_col,
                    start_date := start_date, end_date := end_date, max_rank := max_rank,
-                   model := model)
+                   needed_by := 'model := ''' || model || '''')
     WHERE model = 'pbm'
     GROUP BY _q, _d
 )
