@@ -231,10 +231,12 @@ PYTHON_API = {
     "to_sql": AGGREGATES,  # the portable SQL of every aggregate
     "events_to_sql": ("ndcg_report",),
     "compare_to_sql": ("compare_summary",),
+    "click_grades": ("click_grades",),
 }
 
 # --- the CLI: each subcommand and the macro whose options its flags set ---
-CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg"}
+CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg",
+                "grades": "click_grades"}
 # Intended differences from a plain ``--<name-with-dashes> VALUE`` flag:
 # an option whose only other value is a switch (the flag sets that value; absent: the default)
 CLI_SWITCHES = {

@@ -296,6 +296,7 @@ _PYTHON_FUNCTIONS = {
     "to_sql": portable.to_sql,
     "events_to_sql": portable.events_to_sql,
     "compare_to_sql": portable.compare_to_sql,
+    "click_grades": duckdb_ndcg.click_grades,
 }
 
 
@@ -436,6 +437,7 @@ _CALLS = {  # each Python entry point with its required arguments (checked befor
     "compare_to_sql": lambda **kw: portable.compare_to_sql(
         "duckdb", rankings_a="a", rankings_b="b", events="e", **kw
     ),
+    "click_grades": lambda **kw: duckdb_ndcg.click_grades("e", **kw),
 }
 
 
