@@ -206,6 +206,12 @@ _TABLE = (
         *required("events_tbl"),
         Param("method", "'ctr_ratio'", ("ctr_ratio", "pivot", "adjacent_chain", "pbm")),
         *CLICK_LOG_OPTIONS)),
+    Macro("ips_estimate", "table", (
+        *required("logs_tbl", "policy_tbl"),
+        Param("estimator", "'ips'", ("ips", "snips", "clipped")), default("clip", "NULL"),
+        ITEM_COL, default("position_col", "'position'"), default("click_col", "'click'"),
+        default("propensity_col", "'propensity_score'"),
+        default("probability_col", "'probability'"))),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),

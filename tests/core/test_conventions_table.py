@@ -194,6 +194,8 @@ _ARGUMENTS = {
     "events": "'events'",
     "arm_col": "'variant'",
     "events_tbl": "'click_log'",
+    "logs_tbl": "'click_log'",
+    "policy_tbl": "'click_policy'",
 }
 _TABLES = {"p_adjust": {"tbl": "'results'"}}
 _EXTRA = {"ab_summary": ", baseline := 'a'"}
@@ -252,6 +254,9 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "CREATE TABLE click_log AS SELECT * FROM (VALUES ('s', 'q', 'x', 1, 1), "
             "('s', 'q', 'y', 2, 0)) t(session_id, query_id, item_id, position, click)"
         )
+        con.execute("ALTER TABLE click_log ADD COLUMN propensity_score DOUBLE DEFAULT 0.5")
+        con.execute("CREATE TABLE click_policy AS SELECT 'x' AS item_id, 1 AS position, "
+                    "1.0 AS probability")
         yield con
 
 
