@@ -211,7 +211,7 @@ _TABLE = (
         Param("estimator", "'ips'", ("ips", "snips", "clipped")), default("clip", "NULL"),
         ITEM_COL, default("position_col", "'position'"), default("click_col", "'click'"),
         default("propensity_col", "'propensity_score'"),
-        default("probability_col", "'probability'"))),
+        default("probability_col", "'probability'"), default("query_col", "NULL"))),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),

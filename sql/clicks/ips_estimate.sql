@@ -1,6 +1,7 @@
 -- ips_estimate(logs_tbl, policy_tbl, estimator := 'ips', clip := NULL, item_col := 'item_id',
 --              position_col := 'position', click_col := 'click',
---              propensity_col := 'propensity_score', probability_col := 'probability')
+--              propensity_col := 'propensity_score', probability_col := 'probability',
+--              query_col := NULL)
 --   -> TABLE(position, rows BIGINT, covered BIGINT, logged_ctr DOUBLE, estimate DOUBLE,
 --            relative DOUBLE, ess DOUBLE, max_weight DOUBLE, warning VARCHAR)
 -- Off-policy (counterfactual) estimate of the click rate a new policy would get, from a log of
@@ -12,6 +13,9 @@
 --               position_col (the same column names as the log; a pair it lacks has 0; a
 --               deterministic ranking is probability 1 at its positions); per position the
 --               probabilities sum to at most 1.
+--   query_col   NULL: the policy is the same for every logged row (obp's context-free policies);
+--               a column name: both tables have it, the policy is per query (its probabilities
+--               sum to at most 1 per query and position) and a row is matched on it too.
 --   estimator   each logged row weighs w = new probability / propensity:
 --               'ips': Σ click × w / rows; 'snips': Σ click × w / Σ w (self-normalised);
 --               'clipped': Σ click × min(w, clip) / rows. As obp 0.5.7's
@@ -26,31 +30,38 @@
 CREATE OR REPLACE MACRO ips_estimate(logs_tbl, policy_tbl, estimator := 'ips', clip := NULL,
                                      item_col := 'item_id', position_col := 'position',
                                      click_col := 'click', propensity_col := 'propensity_score',
-                                     probability_col := 'probability') AS TABLE
+                                     probability_col := 'probability',
+                                     query_col := NULL) AS TABLE
 WITH _ndcg_read AS NOT MATERIALIZED (
-    SELECT COLUMNS(lambda c: c = item_col) AS _d,
+    SELECT COLUMNS(lambda c: c = coalesce(query_col, item_col)) AS _key,
+           COLUMNS(lambda c: c = item_col) AS _d,
            COLUMNS(lambda c: c = position_col) AS _p,
            COLUMNS(lambda c: c = click_col)::VARCHAR AS _flag,
            TRY_CAST(COLUMNS(lambda c: c = propensity_col) AS DOUBLE) AS _pscore
     FROM query_table(logs_tbl)
 ),
 _ndcg_logged AS NOT MATERIALIZED (
-    SELECT _d, _p, _pscore,
+    SELECT CASE WHEN query_col IS NOT NULL THEN _key END AS _q, _d, _p, _pscore,
            CASE WHEN _flag IN ('1', 'true', '1.0') THEN 1
                 WHEN _flag IN ('0', 'false', '0.0') THEN 0 END AS _click
     FROM _ndcg_read
 ),
-_ndcg_policy AS (
-    SELECT COLUMNS(lambda c: c = item_col) AS _d,
+_ndcg_policy_read AS NOT MATERIALIZED (
+    SELECT COLUMNS(lambda c: c = coalesce(query_col, item_col)) AS _key,
+           COLUMNS(lambda c: c = item_col) AS _d,
            COLUMNS(lambda c: c = position_col) AS _p,
            TRY_CAST(COLUMNS(lambda c: c = probability_col) AS DOUBLE) AS _prob
     FROM query_table(policy_tbl)
 ),
+_ndcg_policy AS NOT MATERIALIZED (
+    SELECT CASE WHEN query_col IS NOT NULL THEN _key END AS _q, _d, _p, _prob
+    FROM _ndcg_policy_read
+),
 _ndcg_policy_checks AS (
     SELECT count(*) FILTER (WHERE _prob IS NULL OR _prob < 0 OR _prob > 1 OR isnan(_prob))
                AS _bad_prob,
-           count(*) - count(DISTINCT (_d, _p)) AS _doubled,
-           (SELECT min(_p) FROM (SELECT _p FROM _ndcg_policy GROUP BY _p
+           count(*) - count(DISTINCT (_q, _d, _p)) AS _doubled,
+           (SELECT min(_p) FROM (SELECT _p FROM _ndcg_policy GROUP BY _q, _p
                                  HAVING sum(_prob) > 1 + 1e-9)) AS _over_one
     FROM _ndcg_policy
 ),
@@ -58,7 +69,8 @@ _ndcg_weighted AS (
     SELECT l._p, l._click, l._pscore,
            coalesce(pol._prob, 0) / l._pscore AS _w
     FROM _ndcg_logged AS l
-    LEFT JOIN _ndcg_policy AS pol ON pol._d = l._d AND pol._p = l._p
+    LEFT JOIN _ndcg_policy AS pol
+           ON pol._d = l._d AND pol._p = l._p AND pol._q IS NOT DISTINCT FROM l._q
 ),
 _ndcg_used AS (
     SELECT _p, _click, _w,
@@ -108,11 +120,14 @@ _ndcg_estimated AS (
                          || ' rows are not)')
                WHEN _doubled > 0 THEN
                    error('duckdb_ndcg: policy table ' || _policy_name || ' lists '
-                         || _doubled || ' (' || item_col || ', ' || position_col
-                         || ') more than once')
+                         || _doubled || ' (' || coalesce(query_col || ', ', '') || item_col
+                         || ', ' || position_col || ') more than once')
                WHEN _over_one IS NOT NULL THEN
                    error('duckdb_ndcg: the probabilities of policy table ' || _policy_name
-                         || ' at ' || position_col || ' ' || _over_one || ' sum to more than 1')
+                         || ' at ' || position_col || ' ' || _over_one || ' sum to more than 1'
+                         || CASE WHEN query_col IS NULL THEN ' (a policy per query takes '
+                                 || 'query_col := <its column>)' ELSE ' for a ' || query_col
+                                 END)
                WHEN estimator = 'snips' THEN _sum_rw / nullif(_sum_w, 0)
                ELSE _sum_rw / _rows
            END AS _estimate,

@@ -95,6 +95,25 @@ def test_by_hand(small: duckdb.DuckDBPyConnection) -> None:
         assert [row[8] for row in got] == [None, None, None]
 
 
+def test_policy_per_query(small: duckdb.DuckDBPyConnection) -> None:
+    """query_col: the policy's probabilities are per query. The hand example split over two
+    queries (rows 1-2 of q1, rows 3-4 of q2), each query's policy holding its rows' pairs, gives
+    the same numbers; without query_col the per-query policy sums above 1 and is an error."""
+    small.execute("CREATE OR REPLACE TABLE q_logs AS SELECT *, CASE WHEN position = 1 THEN 'q1' "
+                  "ELSE 'q2' END AS query_id FROM ips_logs")
+    small.execute("CREATE OR REPLACE TABLE q_policy AS SELECT *, CASE WHEN position = 1 THEN "
+                  "'q1' ELSE 'q2' END AS query_id FROM ips_policy UNION ALL SELECT 4, 2, 0.9, "
+                  "'q9'")
+    got = estimate(small, "q_logs", "q_policy", ", estimator := 'snips', query_col := 'query_id'")
+    assert [row[:4] for row in got] == [row[:4] for row in BY_HAND["snips"]]
+    assert [x for row in got for x in row[4:7]] == pytest.approx(
+        [x for row in BY_HAND["snips"] for x in row[4:]], abs=1e-15)
+    with pytest.raises(duckdb.Error, match=re.escape(
+            "the probabilities of policy table q_policy at position 2 sum to more than 1 (a "
+            "policy per query takes query_col := <its column>)")):
+        estimate(small, "q_logs", "q_policy")
+
+
 def test_warnings(small: duckdb.DuckDBPyConnection) -> None:
     small.execute("CREATE OR REPLACE TABLE elsewhere AS SELECT 9 AS item_id, 1 AS position, "
                   "1.0 AS probability")
