@@ -15,7 +15,7 @@ CREATE OR REPLACE MACRO _ndcg_click_pages(events_tbl, query_col := NULL, item_co
                                           end_date := NULL, max_rank := NULL,
                                           needed_by := NULL) AS TABLE
 WITH _ndcg_results AS (
-    SELECT _s, _q, _p, min(_d) AS _d, count(DISTINCT _d) AS _items, sum(_imp) AS _imps,
+    SELECT _s, _q, _p, min(_d) AS _d, min(_d) <> max(_d) AS _two_items, sum(_imp) AS _imps,
            sum(_clk) AS _clks
     FROM _ndcg_click_log(events_tbl, query_col := query_col, item_col := item_col,
                          position_col := position_col, session_col := session_col,
@@ -24,7 +24,7 @@ WITH _ndcg_results AS (
     GROUP BY _s, _q, _p
 ),
 _ndcg_checks AS (
-    SELECT count(*) FILTER (WHERE _items > 1 OR (action_col IS NULL AND _imps > 1)) AS _doubled,
+    SELECT count(*) FILTER (WHERE _two_items OR (action_col IS NULL AND _imps > 1)) AS _doubled,
            count(*) FILTER (WHERE _clks > 0 AND _imps = 0) AS _unseen
     FROM _ndcg_results
 )

@@ -7,7 +7,7 @@
 --   attr update of a result: 1 when clicked, else (1 − exam) attr / (1 − exam attr);
 --   exam update of a result: 1 when clicked, else (1 − attr) exam / (1 − exam attr).
 -- The results are grouped by (query, item, position) first, so an iteration costs one pass over
--- those groups (two window sums), not over the log. One row per (query, item, position) with its
+-- those groups, not over the log (benchmarks/results/clicks.md). One row per (query, item, position) with its
 -- results (_n), clicks and the fitted attr and exam.
 CREATE OR REPLACE MACRO _ndcg_pbm(events_tbl, query_col := NULL, item_col := NULL,
                                   position_col := NULL, session_col := NULL, click_col := NULL,
@@ -28,14 +28,26 @@ _ndcg_em AS (
     SELECT 0 AS _it, _q, _d, _p, _n, _clicks, 0.5::DOUBLE AS _attr, 0.5::DOUBLE AS _exam
     FROM _ndcg_groups
     UNION ALL
-    SELECT _it + 1, _q, _d, _p, _n, _clicks,
-           least((1 + sum(_clicks + (_n - _clicks) * (1 - _exam) * _attr / (1 - _exam * _attr))
-                          OVER (PARTITION BY _q, _d))
-                 / (2 + sum(_n) OVER (PARTITION BY _q, _d)), 1 - 1e-6),
-           least((1 + sum(_clicks + (_n - _clicks) * (1 - _attr) * _exam / (1 - _exam * _attr))
-                          OVER (PARTITION BY _p))
-                 / (2 + sum(_n) OVER (PARTITION BY _p)), 1 - 1e-6)
-    FROM _ndcg_em
-    WHERE _it < 50
+    -- one EM step: the previous values (_ndcg_now), each parameter's new value grouped by its
+    -- key (attr by (query, item), exam by position) and joined back: two hash aggregates and
+    -- two joins, 3x faster than window sums over the two partitionings
+    (WITH _ndcg_now AS MATERIALIZED (
+         SELECT *, (_n - _clicks) / (1 - _exam * _attr) AS _unclicked
+         FROM _ndcg_em WHERE _it < 50
+     ),
+     _ndcg_attr AS (
+         SELECT _q, _d, least((1 + sum(_clicks + _unclicked * (1 - _exam) * _attr))
+                              / (2 + sum(_n)), 1 - 1e-6) AS _new
+         FROM _ndcg_now GROUP BY _q, _d
+     ),
+     _ndcg_exam AS (
+         SELECT _p, least((1 + sum(_clicks + _unclicked * (1 - _attr) * _exam))
+                          / (2 + sum(_n)), 1 - 1e-6) AS _new
+         FROM _ndcg_now GROUP BY _p
+     )
+     SELECT _it + 1, now._q, now._d, now._p, _n, _clicks, a._new, e._new
+     FROM _ndcg_now AS now
+     JOIN _ndcg_attr AS a ON a._q = now._q AND a._d = now._d
+     JOIN _ndcg_exam AS e ON e._p = now._p)
 )
 SELECT _q, _d, _p, _n, _clicks, _attr, _exam FROM _ndcg_em WHERE _it = 50;
