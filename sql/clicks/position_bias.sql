@@ -38,6 +38,10 @@ WITH _ndcg_cells AS (
                          start_date := start_date, end_date := end_date, max_rank := max_rank)
     GROUP BY _q, _d, _p
 ),
+_ndcg_cell_checks AS (
+    -- the event form counts events: a (query, item, position) needs an impression per click
+    SELECT count(*) FILTER (WHERE _clks > _imps) AS _unseen FROM _ndcg_cells
+),
 _ndcg_positions AS (
     SELECT _p, sum(_imps) AS _imps, sum(_clks) AS _clks, min(_p) OVER () AS _p0
     FROM _ndcg_cells GROUP BY _p
@@ -96,7 +100,7 @@ _ndcg_chained AS (
                 THEN product(_ratio) OVER (ORDER BY _p) ELSE _ratio END AS _value,
            -- the first position of the chain that has no ratio (adjacent_chain only)
            min(_p) FILTER (WHERE _why IS NOT NULL) OVER (ORDER BY _p) AS _broken_at
-    FROM _ndcg_ratios
+    FROM _ndcg_ratios, _ndcg_cell_checks
 )
 SELECT * FROM (
 SELECT _p AS position,
@@ -104,6 +108,11 @@ SELECT _p AS position,
            WHEN method IS NULL OR method NOT IN ('ctr_ratio', 'pivot', 'adjacent_chain', 'pbm') THEN
                error('duckdb_ndcg: method must be ''ctr_ratio'', ''pivot'', ''adjacent_chain'' '
                      || 'or ''pbm'', got ' || coalesce('''' || method || '''', 'NULL'))
+           WHEN _unseen > 0 THEN
+               error('duckdb_ndcg: ' || _unseen || ' (' || query_col || ', ' || item_col || ', '
+                     || position_col || ') of ' || _ndcg_table_name(events_tbl)
+                     || ' have more clicks than impressions (' || action_col
+                     || ' = ''impression''): a position''s CTR needs an impression per click')
            WHEN _p IS NULL THEN NULL
            WHEN method = 'adjacent_chain' AND _broken_at IS NOT NULL THEN NULL
            WHEN _why IS NOT NULL THEN NULL
@@ -116,7 +125,7 @@ SELECT _p AS position,
            ELSE _why
        END AS note
 FROM (SELECT _p, _imps, _clks, _pairs, _value, _why, _broken_at FROM _ndcg_chained
-      UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+      UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL), _ndcg_cell_checks
 )
 -- the extra row (which makes the method check run on an empty log) goes; a position with a
 -- NULL propensity stays, with its note

@@ -103,7 +103,13 @@ def test_null_with_a_reason(log: duckdb.DuckDBPyConnection) -> None:
         None, 6, 6, 2, "the 2 (query, item) shown at both have no clicks at position 1")
 
 
-def test_bad_method_and_pages(log: duckdb.DuckDBPyConnection) -> None:
+def test_bad_method_pages_and_clicks(log: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match=re.escape(
+            "2 (user_query, object_id, ordinal) of ubi have more clicks than impressions "
+            "(action_name = 'impression')")):  # E (a click only); boots A (2 clicks, 1 impression)
+        log.execute("SELECT * FROM position_bias('ubi', query_col := 'user_query', item_col := "
+                    "'object_id', position_col := 'ordinal', action_col := 'action_name', "
+                    "max_rank := 3)").fetchall()
     with pytest.raises(duckdb.Error, match=re.escape(
             "method must be 'ctr_ratio', 'pivot', 'adjacent_chain' or 'pbm', got 'em'")):
         bias(log, "log", "em")
