@@ -132,7 +132,8 @@ CLICK_LOG_OPTIONS = (  # the columns of an impression/click log and the rows rea
     default("click_col", "'click'"), default("action_col", "NULL"), default("time_col", "NULL"),
     default("start_date", "NULL"), default("end_date", "NULL"), default("max_rank", "20"),
 )
-CLICK_MODEL = Param("model", "'coec'", ("coec", "ctr", "dctr", "cascade", "sdbn", "pbm"))
+CLICK_MODEL = Param("model", "'coec'",
+                    ("coec", "ctr", "dctr", "cascade", "sdbn", "pbm", "dbn"))
 
 # One macro a line or two, as a table reads (ruff format would give each parameter its own line).
 # fmt: off

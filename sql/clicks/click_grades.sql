@@ -14,7 +14,7 @@
 --   query_col, item_col, position_col  the columns of the query (SRW: user_query), the item
 --               (object_id) and its position (whole numbers >= 0; UBI ordinals start at 0).
 --   session_col  the column naming one search, a page of results (UBI: query_id); needed by
---               'sdbn', 'cascade' and 'pbm' (a page is a (session, query); a position holds
+--               'sdbn', 'cascade', 'pbm' and 'dbn' (a page is a (session, query); a position holds
 --               one item a page; a click needs an impression at its page and position).
 --   time_col, start_date, end_date  keep the rows whose time_col::DATE lies in
 --               [start_date, end_date] (either bound NULL: open), as SRW's date range.
@@ -35,6 +35,9 @@
 --               'pbm': PyClick's PBM by EM (50 iterations from 0.5, capped at 1 − 1e-6): the
 --                 attractiveness, with an examination per position (position_bias(method :=
 --                 'pbm') returns those).
+--               'dbn': PyClick's DBN by EM (the same 50 steps, prior and cap; a continuation
+--                 probability besides): attractiveness × satisfaction. Its E-step walks each
+--                 page's results once per result (quadratic in the page's length).
 --               In the event form 'ctr' and 'dctr' count events, and a (query, item) with more
 --               clicks than impressions is an error; the page models count a result once.
 --   bins        NULL: the grade is the model's number; a list of ascending thresholds turns it
@@ -126,13 +129,23 @@ _ndcg_graded AS (
                    needed_by := 'model := ''' || model || '''')
     WHERE model = 'pbm'
     GROUP BY _q, _d
+    UNION ALL
+    SELECT _q, _d, _n, _clicks, _rank, _attr * _sat, false
+    FROM _ndcg_dbn(events_tbl, query_col := query_col, item_col := item_col,
+                   position_col := position_col, session_col := session_col,
+                   click_col := click_col, action_col := action_col, time_col := time_col,
+                   start_date := start_date, end_date := end_date, max_rank := max_rank,
+                   needed_by := 'model := ''' || model || '''')
+    WHERE model = 'dbn'
 )
 SELECT * FROM (
 SELECT _q AS query_id, _d AS item_id,
        CASE
-           WHEN model IS NULL OR model NOT IN ('coec', 'ctr', 'dctr', 'cascade', 'sdbn', 'pbm') THEN
+           WHEN model IS NULL
+                OR model NOT IN ('coec', 'ctr', 'dctr', 'cascade', 'sdbn', 'pbm', 'dbn') THEN
                error('duckdb_ndcg: model must be ''coec'', ''ctr'', ''dctr'', ''cascade'', '
-                     || '''sdbn'' or ''pbm'', got ' || coalesce('''' || model || '''', 'NULL'))
+                     || '''sdbn'', ''pbm'' or ''dbn'', got '
+                     || coalesce('''' || model || '''', 'NULL'))
            WHEN TRY_CAST(min_impressions AS BIGINT) IS NULL THEN
                error('duckdb_ndcg: min_impressions must be a whole number, got '
                      || coalesce(min_impressions::VARCHAR, 'NULL'))

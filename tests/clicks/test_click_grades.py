@@ -44,6 +44,20 @@ def test_models_equal_pyclick(log: duckdb.DuckDBPyConnection) -> None:
         assert worst < 1e-12, (model, worst)
 
 
+def test_dbn_equals_pyclick(log: duckdb.DuckDBPyConnection) -> None:
+    """DBN by EM (attractiveness, satisfaction and one continuation probability) to 1e-12 of
+    PyClick on the log's first 300 pages (PyClick's DBN is quadratic per page in pure Python, so
+    its fixture, make_pyclick_dbn.py, uses a part of the log)."""
+    log.execute("CREATE OR REPLACE VIEW first_pages AS SELECT * FROM log "
+                "WHERE session_id < 's0300'")
+    got = {(q, d): g for q, d, g in log.execute(
+        "SELECT query_id, item_id, rel FROM click_grades('first_pages', model := 'dbn', "
+        "session_col := 'session_id')").fetchall()}
+    oracle = read_csv("pyclick_dbn.csv")
+    assert sorted(got) == sorted((r["query_id"], r["item_id"]) for r in oracle)
+    assert max(abs(got[r["query_id"], r["item_id"]] - float(r["dbn"])) for r in oracle) < 1e-12
+
+
 def test_support_and_raw_ctr(log: duckdb.DuckDBPyConnection) -> None:
     """impressions, clicks and the lowest position counted in Python from the log; 'ctr' is
     clicks / impressions and 'dctr' PyClick's (clicks + 1) / (impressions + 2) of the same counts."""
@@ -190,8 +204,8 @@ BAD = [  # (id, table rows as SQL, options, the error's words)
      "model := 'sdbn', session_col := 'session_id', action_col := 'click'",
      ("1 clicked results of t have no impression (click = 'impression') at their session_id "
       "and position")),
-    ("model", "('s', 'q', 'a', 1, 1)", "model := 'dbn'",
-     "model must be 'coec', 'ctr', 'dctr', 'cascade', 'sdbn' or 'pbm', got 'dbn'"),
+    ("model", "('s', 'q', 'a', 1, 1)", "model := 'ubm'",
+     "model must be 'coec', 'ctr', 'dctr', 'cascade', 'sdbn', 'pbm' or 'dbn', got 'ubm'"),
 ]
 
 

@@ -31,8 +31,8 @@ def test_python(log: duckdb.DuckDBPyConnection) -> None:
         ((r["query_id"], r["item_id"]), float(r["dctr"])) for r in read_csv("pyclick_grades.csv")
     )} == got
     with pytest.raises(ValueError, match=re.escape(
-            "model must be 'coec', 'ctr', 'dctr', 'cascade', 'sdbn' or 'pbm', got 'dbn'")):
-        duckdb_ndcg.click_grades(LOG, "dbn", con=log)
+            "model must be 'coec', 'ctr', 'dctr', 'cascade', 'sdbn', 'pbm' or 'dbn', got 'ubm'")):
+        duckdb_ndcg.click_grades(LOG, "ubm", con=log)
 
 
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
