@@ -3,6 +3,8 @@ GROUP BY of the same log.
 
     python benchmarks/clicks.py --pages 100000 --reps 3      # results/clicks.md (1M impressions)
 
+DBN, whose E-step walks each page once per result, is timed on the first --dbn-pages pages.
+
 Data (generated in memory, seed fixed): PAGES result pages of 10 positions, each for one of
 PAGES / 10 queries whose pool holds 30 items with a hidden attractiveness; clicks drawn from a
 position-based model (attractiveness / position). The IPS log is the same rows with a uniform
@@ -63,6 +65,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pages", type=int, default=100000)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--dbn-pages", type=int, default=10000,
+                        help="DBN (quadratic per page, list_reduce per result) on this many pages")
     args = parser.parse_args()
     con = duckdb_ndcg.register(duckdb.connect())
     make(con, args.pages)
@@ -78,6 +82,15 @@ def main() -> None:
     lines = [f"# click models at {rows:,} impressions ({args.pages:,} pages of 10)", "", header,
              "", "| query | seconds |", "|---|---|"]
     lines += [f"| {name} | {statistics.median(t):.2f} |" for name, t in times.items()]
+    if args.dbn_pages:
+        con.execute(f"CREATE VIEW log_dbn AS SELECT * FROM log WHERE "
+                    f"CAST(substr(session_id, 2) AS BIGINT) < {args.dbn_pages}")
+        for model in ("pbm", "dbn"):
+            start = time.perf_counter()
+            con.execute(f"SELECT count(*), sum(rel) FROM click_grades('log_dbn', "
+                        f"model := '{model}', {PAGE})").fetchall()
+            lines.append(f"| click_grades {model}, first {args.dbn_pages:,} pages only (one run) "
+                         f"| {time.perf_counter() - start:.2f} |")
     text = "\n".join(lines) + "\n"
     print(text)
     (HERE / "results" / "clicks.md").write_text(text)

@@ -55,11 +55,13 @@ _ndcg_em AS (
          GROUP BY r._s, r._q
      ),
      _ndcg_at AS (
-         SELECT _s, _q, _n, _g, _last, _attrs, _sats, _clks, _items, unnest(range(1, _n + 1)) AS _r
+         SELECT _s, _q, _n, _g, _last, _attrs, _sats, _clks, _items,
+                unnest(range(1, _n + 1)) AS _r
          FROM _ndcg_pages
      ),
      _ndcg_terms AS (
-         SELECT _q, _items[_r] AS _d, _r, _n, _g, _last, _attrs[_r] AS _a, _sats[_r] AS _s_, _clks[_r] AS _c,
+         SELECT _q, _items[_r] AS _d, _r, _n, _g, _last, _attrs[_r] AS _a, _sats[_r] AS _s_,
+                _clks[_r] AS _c,
                 -- unconditional examination E_k
                 list_reduce(list_transform(range(1, _r), lambda i: _g * ((1 - _sats[i]) * _attrs[i]
                                                                          + (1 - _attrs[i]))),

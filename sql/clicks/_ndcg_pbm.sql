@@ -7,8 +7,8 @@
 --   attr update of a result: 1 when clicked, else (1 − exam) attr / (1 − exam attr);
 --   exam update of a result: 1 when clicked, else (1 − attr) exam / (1 − exam attr).
 -- The results are grouped by (query, item, position) first, so an iteration costs one pass over
--- those groups, not over the log (benchmarks/results/clicks.md). One row per (query, item, position) with its
--- results (_n), clicks and the fitted attr and exam.
+-- those groups, not over the log (benchmarks/results/clicks.md). One row per (query, item,
+-- position) with its results (_n), clicks and the fitted attr and exam.
 CREATE OR REPLACE MACRO _ndcg_pbm(events_tbl, query_col := NULL, item_col := NULL,
                                   position_col := NULL, session_col := NULL, click_col := NULL,
                                   action_col := NULL, time_col := NULL, start_date := NULL,
