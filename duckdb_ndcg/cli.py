@@ -19,8 +19,9 @@ from typing import NoReturn, TypeVar
 import duckdb
 
 from duckdb_ndcg import __version__, chart, demo, trec
+from duckdb_ndcg.clicks import click_grades
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
-from duckdb_ndcg.conventions import REPORT_METRICS
+from duckdb_ndcg.conventions import MACROS, REPORT_METRICS, cli_flag
 from duckdb_ndcg.evaluate import (
     _checked_report_options,
     checked_metrics,
@@ -62,6 +63,10 @@ _FLAGS = {
     "denominator": "--denominator",
     "p": "--p",
     "empty_ideal": "--empty-ideal",
+    # grades (click_grades)
+    **{name: cli_flag(name) for name in (
+        "model", "session_col", "click_col", "action_col", "start_date", "end_date", "max_rank",
+        "bins", "min_impressions")},
 }
 _SWITCHES = {
     ("unknown", "ignore"): "--ignore-unknown",
@@ -318,6 +323,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
     ev.set_defaults(run=_evaluate)
     _compare_parser(sub)
+    _grades_parser(sub)
     ins = sub.add_parser("install", help="persist the macros into a DuckDB database file")
     ins.add_argument("database", help="the .duckdb file to create or add the macros to")
     ins.add_argument(
@@ -1156,6 +1162,98 @@ def _trec(args: argparse.Namespace) -> None:
         args.judged_only, args.level, args.max_retrieved, not args.no_summary,
     )
     sys.stdout.write("".join(f"{line}\n" for line in lines))
+
+
+# --- grades: click_grades over an impression/click log; its flags come from the conventions
+# table (names, defaults, choices), only the help text is written here
+_GRADES_HELP = {
+    "model": "click model (default coec: OpenSearch SRW's COEC; the others PyClick's)",
+    "query_col": "query column (default query_id)",
+    "item_col": "item column (default item_id)",
+    "position_col": "position column, whole numbers >= 0 (default position)",
+    "session_col": "column naming one search, a page of results (cascade, sdbn, pbm need it)",
+    "click_col": "flag form: the click column, true/1 or false/0 (default click)",
+    "action_col": "event form: the action column ('impression' or 'click' a row)",
+    "time_col": "date or timestamp column, for --start-date/--end-date",
+    "start_date": "first day read (with --time-col)",
+    "end_date": "last day read (with --time-col)",
+    "max_rank": "rows at a higher position are left out (default 20)",
+    "bins": "ascending thresholds making whole grades, e.g. 0.5,1,2 (default: the number)",
+    "min_impressions": "leave out pairs with fewer impressions (default 0)",
+}
+
+
+def _thresholds(text: str) -> list[float]:
+    """``--bins 0.5,1,2``: finite thresholds in ascending order."""
+    try:
+        found = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    if not all(map(math.isfinite, found)) or found != sorted(found):
+        raise argparse.ArgumentTypeError(f"thresholds must be finite and ascending, got {text!r}")
+    return found
+
+
+def _python_default(sql: str) -> object:
+    """A conventions default (SQL text) as the CLI's value: 'coec' -> coec, NULL -> None."""
+    if sql == "NULL":
+        return None
+    return sql.strip("'") if sql.startswith("'") else int(sql)
+
+
+def _grades_parser(sub: argparse._SubParsersAction) -> None:
+    gr = sub.add_parser(
+        "grades",
+        help="relevance grades per (query, item) from an impression/click log (click models)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
+Grades per (query, item) from an impression/click log (a .parquet/.csv file or a table of
+--db): query_id, item_id, rel (the grade), rnk (lowest logged position), impressions, clicks.
+
+the log, one of two forms:
+  flag form   one row per shown result: query_id, item_id, position, click (true/1, false/0)
+  event form  --action-col action_name: one row per event, 'impression' or 'click'
+--model cascade, sdbn and pbm read result pages: --session-col names one search.""",
+    )
+    gr.add_argument("events", help="the log: a .parquet/.csv file, a table of --db, or -")
+    gr.add_argument("--db", help="a .duckdb file holding the table (opened read-only)")
+    kinds = {"max_rank": int, "min_impressions": int, "bins": _thresholds}
+    for param in MACROS["click_grades"].params:
+        if param.default is None:
+            continue
+        gr.add_argument(
+            cli_flag(param.name),
+            default=_python_default(param.default),
+            type=kinds.get(param.name, str),
+            choices=param.choices or None,
+            help=_GRADES_HELP[param.name],
+        )
+    gr.add_argument(
+        "--output", help="write the result to a .csv, .json or .parquet file, or - for stdout"
+    )
+    gr.add_argument(
+        "--format", choices=_STDOUT_FORMATS, help="with --output -: csv (default) or json"
+    )
+    gr.set_defaults(run=_click_grades)
+
+
+def _click_grades(args: argparse.Namespace) -> None:
+    inputs = {Path(args.events).resolve(): "events file"} if Path(args.events).is_file() else {}
+    if args.db:
+        inputs[Path(args.db).resolve()] = "--db file"
+    output = _output(args, inputs)
+    con = _connect()
+    if args.db:
+        _attach(con, args.db)
+    _open_inputs(con, args, {"events": "events"})
+    options = {p.name: getattr(args, p.name) for p in MACROS["click_grades"].params[1:]}
+    _stage("grading")
+    relation = click_grades(args.events, con=con, **options)  # registers the macros
+    relation.order("query_id, item_id").to_table("_ndcg_result")
+    if output:
+        _emit(con, "_ndcg_result", output, args.format)
+    else:
+        _show(con.table("_ndcg_result"))
 
 
 def _first_line(error: BaseException) -> str:

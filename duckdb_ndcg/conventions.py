@@ -126,6 +126,14 @@ QUERY_SET = Param("query_set", "'both'", ("both", "either", "a", "b"))
 MISSING = Param("missing", "'zero'", ("zero", "error"))
 PAIRING = (QUERY_SET, MISSING)  # compare_rankers' choice of queries
 RESAMPLING = (default("resamples", "10000"), default("seed", "42"))
+# --- click logs: click_grades, position_bias (sql/clicks/) ---
+CLICK_LOG_OPTIONS = (  # the columns of an impression/click log and the rows read
+    QUERY_COL, ITEM_COL, default("position_col", "'position'"), default("session_col", "NULL"),
+    default("click_col", "'click'"), default("action_col", "NULL"), default("time_col", "NULL"),
+    default("start_date", "NULL"), default("end_date", "NULL"), default("max_rank", "20"),
+)
+CLICK_MODEL = Param("model", "'coec'",
+                    ("coec", "ctr", "dctr", "cascade", "sdbn", "pbm", "dbn"))
 
 # --- the source adapters: a vendor's export -> the contract's rankings and events tables ---
 ATTRIBUTION = Param("attribution", "'last'", ("last", "first"))
@@ -210,6 +218,19 @@ _TABLE = (
     *(Macro(f"algolia_{m}", "table", (*required("responses_tbl", "events_tbl"),
                                       default("event_types", "NULL")))
       for m in ("events", "unattributed")),
+    # click logs: grades and position bias from impressions and clicks
+    Macro("click_grades", "table", (*required("events_tbl"), CLICK_MODEL, *CLICK_LOG_OPTIONS,
+                                    default("bins", "NULL"), default("min_impressions", "0"))),
+    Macro("position_bias", "table", (
+        *required("events_tbl"),
+        Param("method", "'ctr_ratio'", ("ctr_ratio", "pivot", "adjacent_chain", "pbm")),
+        *CLICK_LOG_OPTIONS)),
+    Macro("ips_estimate", "table", (
+        *required("logs_tbl", "policy_tbl"),
+        Param("estimator", "'ips'", ("ips", "snips", "clipped")), default("clip", "NULL"),
+        ITEM_COL, default("position_col", "'position'"), default("click_col", "'click'"),
+        default("propensity_col", "'propensity_score'"),
+        default("probability_col", "'probability'"), default("query_col", "NULL"))),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),
@@ -235,10 +256,12 @@ PYTHON_API = {
     "to_sql": AGGREGATES,  # the portable SQL of every aggregate
     "events_to_sql": ("ndcg_report",),
     "compare_to_sql": ("compare_summary",),
+    "click_grades": ("click_grades",),
 }
 
 # --- the CLI: each subcommand and the macro whose options its flags set ---
-CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg"}
+CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg",
+                "grades": "click_grades"}
 # Intended differences from a plain ``--<name-with-dashes> VALUE`` flag:
 # an option whose only other value is a switch (the flag sets that value; absent: the default)
 CLI_SWITCHES = {

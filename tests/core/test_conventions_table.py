@@ -194,12 +194,17 @@ _ARGUMENTS = {
     "events": "'events'",
     "arm_col": "'variant'",
     "queries_tbl": "'ubi_queries'",
-    "events_tbl": "'ubi_events'",
     "responses_tbl": "'ubi_queries'",  # Algolia's: no enumerated option reads it
+    "events_tbl": "'click_log'",
+    "logs_tbl": "'click_log'",
+    "policy_tbl": "'click_policy'",
 }
+_UBI = {"queries_tbl": "'ubi_queries'", "events_tbl": "'ubi_events'"}
 _TABLES = {
     "p_adjust": {"tbl": "'results'"},
     **{name: {"tbl": "'ga4_export'"} for name in ("ga4_rankings", "ga4_events", "ga4_unattributed")},
+    **{f"ubi_{name}": _UBI for name in ("rankings", "events", "unattributed")},
+    **{f"algolia_{name}": {"events_tbl": "'ubi_events'"} for name in ("events", "unattributed")},
 }
 _EXTRA = {"ab_summary": ", baseline := 'a'"}
 _BAD = ("'bogus'", "NULL")
@@ -270,6 +275,13 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "session_id VARCHAR, client_id VARCHAR, timestamp VARCHAR, event_attributes "
             "STRUCT(object STRUCT(object_id VARCHAR), position STRUCT(ordinal INTEGER)))"
         )
+        con.execute(
+            "CREATE TABLE click_log AS SELECT * FROM (VALUES ('s', 'q', 'x', 1, 1), "
+            "('s', 'q', 'y', 2, 0)) t(session_id, query_id, item_id, position, click)"
+        )
+        con.execute("ALTER TABLE click_log ADD COLUMN propensity_score DOUBLE DEFAULT 0.5")
+        con.execute("CREATE TABLE click_policy AS SELECT 'x' AS item_id, 1 AS position, "
+                    "1.0 AS probability")
         yield con
 
 
@@ -314,6 +326,7 @@ _PYTHON_FUNCTIONS = {
     "to_sql": portable.to_sql,
     "events_to_sql": portable.events_to_sql,
     "compare_to_sql": portable.compare_to_sql,
+    "click_grades": duckdb_ndcg.click_grades,
 }
 
 
@@ -454,6 +467,7 @@ _CALLS = {  # each Python entry point with its required arguments (checked befor
     "compare_to_sql": lambda **kw: portable.compare_to_sql(
         "duckdb", rankings_a="a", rankings_b="b", events="e", **kw
     ),
+    "click_grades": lambda **kw: duckdb_ndcg.click_grades("e", **kw),
 }
 
 
