@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -102,6 +104,33 @@ def check_cases(cases: Iterable[Case]) -> int:
 def check_cases_fixture() -> Callable[[Iterable[Case]], int]:
     """check_cases (above) for a test module: table-driven cases on one connection."""
     return check_cases
+
+
+# ranx as an oracle: its values recorded once by tests/fixtures/ranx/record.py, since ranx compiles
+# each metric with numba when first called in a new environment (94 s and 53 s of CPU for the two
+# tests below in a fresh venv), and every CI run is one
+RANX_RECORDED = Path(__file__).parent / "fixtures" / "ranx"
+
+
+def ranx_inputs_digest(qrels: dict, run: dict) -> str:
+    """The digest of a ranx qrels and run, stored beside the values recorded for them."""
+    return hashlib.sha256(json.dumps([qrels, run], sort_keys=True).encode()).hexdigest()
+
+
+@pytest.fixture(name="recorded_ranx")
+def recorded_ranx_fixture() -> Callable[[str, dict, dict], dict[str, dict[str, float]]]:
+    """``recorded_ranx(case, qrels, run)``: ranx's per-query values {metric: {query: value}}
+    recorded for exactly this qrels and run (a failure when the test's inputs are not those)."""
+
+    def recorded(case: str, qrels: dict, run: dict) -> dict[str, dict[str, float]]:
+        data = json.loads((RANX_RECORDED / f"{case}.json").read_text(encoding="utf-8"))
+        assert data["inputs_sha256"] == ranx_inputs_digest(qrels, run), (
+            f"the inputs of {case} are not those ranx was run on: "
+            "python tests/fixtures/ranx/record.py records them again"
+        )
+        return data["values"]
+
+    return recorded
 
 
 # The DuckDB CLIs the persisted file and the script are tested with: the oldest supported minor

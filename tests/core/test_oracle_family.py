@@ -77,17 +77,21 @@ def test_trec_eval_rprec_bpref_map_cut_recall(con) -> None:
         _agree(ours[measure], {q: v[measure] for q, v in result.items()}, 1e-12)
 
 
-def test_ranx_f1_rbp_r_precision_bpref_map_at_k(con) -> None:
-    from ranx import Qrels, Run, evaluate
+RANX_METRICS = ["f1@5", "rbp.8", "rbp.5", "r-precision", "bpref", "map@5", "map"]
 
+
+def ranx_inputs() -> tuple[pd.DataFrame, dict, dict]:
+    """(frame, the binary qrels of the queries with a relevant item, run): what ranx was run on
+    (tests/fixtures/ranx/record.py, case 'family')."""
     frame, qrels, run = _random_run(2)
     binary = {q: {d: int(g >= 1) for d, g in items.items()} for q, items in qrels.items()}
-    ranx_qrels = Qrels({q: items for q, items in binary.items() if any(items.values())})
-    ranx_run = Run(run)
-    metrics = ["f1@5", "rbp.8", "rbp.5", "r-precision", "bpref", "map@5", "map"]
-    scores = evaluate(ranx_qrels, ranx_run, metrics, return_mean=False, make_comparable=True)
-    ids = list(ranx_run.keys())
-    theirs = {m: dict(zip(ids, scores[m], strict=True)) for m in metrics}
+    return frame, {q: items for q, items in binary.items() if any(items.values())}, run
+
+
+def test_ranx_f1_rbp_r_precision_bpref_map_at_k(con, recorded_ranx) -> None:
+    frame, ranx_qrels, run = ranx_inputs()
+    theirs = recorded_ranx("family", ranx_qrels, run)
+    assert sorted(theirs) == sorted(RANX_METRICS)
     ours = _ours(con, frame, {
         "f1@5": "f1_at_k(rel, rnk, 5)",
         "rbp.8": "rbp(rel, rnk)",

@@ -10,7 +10,6 @@ for an explicit k both cut at k.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator
 
 import duckdb
@@ -158,25 +157,31 @@ def trec_style(queries: list[tuple[np.ndarray, ...]]) -> tuple[dict, dict]:
     return qrels, run
 
 
-def test_exponential_gain_matches_ranx_ndcg_burges(module_con: duckdb.DuckDBPyConnection) -> None:
+RANX_BURGES = ["ndcg_burges@1", "ndcg_burges@3", "ndcg_burges@10", "ndcg_burges"]
+
+
+def ranx_inputs() -> tuple[list, dict, dict]:
+    """(queries, qrels, run): what ranx was run on (tests/fixtures/ranx/record.py, case
+    'ndcg_burges')."""
+    queries = random_queries(17, ties=False, fractional=False)[:RANX_QUERIES]
+    return queries, *trec_style(queries)
+
+
+def test_exponential_gain_matches_ranx_ndcg_burges(
+    module_con: duckdb.DuckDBPyConnection, recorded_ranx
+) -> None:
     """ranx ``ndcg_burges@k``: (2^rel - 1) / log2(i + 1), IDCG over all judged items cut at k;
     bare ``ndcg_burges`` has no cut (our full_ideal). ranx's order among tied scores is its own,
     so scores are distinct here. ranx gives 0 to a query with no relevant item, as we do."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from ranx import Qrels, Run, evaluate
-
-    queries = random_queries(17, ties=False, fractional=False)[:RANX_QUERIES]
+    queries, qrels, run = ranx_inputs()
     as_table(module_con, queries)
     columns = {
         f"ndcg_burges@{k}": f"ndcg(rel, rnk, {k}, gain := 'exponential')" for k in (1, 3, 10)
     }
     columns["ndcg_burges"] = "ndcg(rel, rnk, gain := 'exponential', full_ideal := true)"
     ours = per_query(module_con, columns)
-    qrels, run = trec_style(queries)
-    ranx_run = Run(run)
-    evaluate(Qrels(qrels), ranx_run, list(columns), make_comparable=True)
-    theirs = ranx_run.scores
+    theirs = recorded_ranx("ndcg_burges", qrels, run)
+    assert sorted(theirs) == sorted(columns) == sorted(RANX_BURGES)
     for name in columns:
         assert len(theirs[name]) == RANX_QUERIES
         for q in range(RANX_QUERIES):
