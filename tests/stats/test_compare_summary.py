@@ -65,9 +65,10 @@ def test_missing_error_and_bad_values(demo_con: duckdb.DuckDBPyConnection) -> No
                          ).fetchall()
 
 
-@pytest.mark.versions
-@pytest.mark.parametrize("correction, method", [("holm", "holm"), ("bh", "fdr_bh"),
-                                                ("bonferroni", "bonferroni"), ("none", None)])
+# the older DuckDBs bind and run the macro once (holm); the corrections themselves are p_adjust's
+@pytest.mark.parametrize("correction, method", [
+    pytest.param("holm", "holm", marks=pytest.mark.versions), ("bh", "fdr_bh"),
+    ("bonferroni", "bonferroni"), ("none", None)])
 def test_compare_summary_equals_scipy(demo_con: duckdb.DuckDBPyConnection, correction: str,
                                       method: str | None) -> None:
     got = demo_con.execute(
