@@ -12,6 +12,8 @@ from pathlib import Path
 
 import duckdb
 
+from duckdb_ndcg.macros import quoted
+
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 _DASHES = ("", "7 4", "2 3", "10 3 2 3")
 _MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down")
@@ -71,7 +73,7 @@ def curve_series(
     for column in columns:
         if column not in relation.columns:
             raise ValueError(f"label_col {column!r} is not a column of the report")
-    keys = ", ".join([*map(_identifier, columns), "k"])
+    keys = ", ".join([*map(quoted, columns), "k"])
     half = f"_ndcg_mean_ci_half(stddev_samp(ndcg), count(ndcg), {float(conf)!r})"
     aggregates = f"{keys}, avg(ndcg) AS mean_ndcg, {half} AS half, count(ndcg) AS queries"
     rows = relation.aggregate(aggregates, "ALL").order(keys).fetchall()
@@ -94,9 +96,9 @@ def trend_series(
     relation, cut to the day) with its ``conf`` t-interval, for ``svg(..., first_day=...)``:
     returns the first day and one series ``NDCG@k`` whose x is 1 + days since it."""
     half = f"_ndcg_mean_ci_half(stddev_samp(ndcg), count(ndcg), {float(conf)!r})"
-    day = f"CAST({_identifier(day_col)} AS DATE)"
+    day = f"CAST({quoted(day_col)} AS DATE)"
     rows = (
-        relation.filter(f"k = {int(k)} AND {_identifier(day_col)} IS NOT NULL")
+        relation.filter(f"k = {int(k)} AND {quoted(day_col)} IS NOT NULL")
         .aggregate(f"{day} AS day, avg(ndcg) AS mean_ndcg, {half} AS half", "ALL")
         .order("day")
         .fetchall()
@@ -123,8 +125,8 @@ def difference_series(
     columns, for ``svg(..., difference=True)``; ``max_series`` as for :func:`curve_series`."""
     columns = list(label_col)
     rows = relation.select(
-        ", ".join([*map(_identifier, columns), "k", "queries", "mean_diff", "ci_low", "ci_high"])
-    ).order(", ".join([*map(_identifier, columns), "k"])).fetchall()
+        ", ".join([*map(quoted, columns), "k", "queries", "mean_diff", "ci_low", "ci_high"])
+    ).order(", ".join([*map(quoted, columns), "k"])).fetchall()
     series, queries = Curves(), dict[str, int]()
     for *values, k, count, diff, low, high in rows:
         name = ", ".join(f"{c}={_text(v)}" for c, v in zip(columns, values, strict=True))
@@ -161,10 +163,6 @@ def _interval(point: Point) -> tuple[float, float] | None:
 def interval_label(conf: float) -> str:
     """How the chart names the band: ``95 % t-interval`` for conf 0.95."""
     return f"{conf * 100:.10g} % t-interval"
-
-
-def _identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _text(value: object) -> str:

@@ -29,7 +29,7 @@ from duckdb_ndcg.evaluate import (
     judged_warning,
     open_source,
 )
-from duckdb_ndcg.macros import OLDEST_STORAGE, created_sql, install, register, script
+from duckdb_ndcg.macros import OLDEST_STORAGE, created_sql, install, quoted, register, script
 from duckdb_ndcg.measures import parse_measures, report_groups
 from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
@@ -589,10 +589,6 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _check_report_options(args: argparse.Namespace) -> None:
     """The report options' combinations, checked before any input is read (exit code 2)."""
     unknown = "ignore" if args.ignore_unknown else "error"
@@ -677,7 +673,7 @@ def _evaluate(args: argparse.Namespace) -> None:
             args.rankings, args.events, k=args.k, shape=shape, **common, **family
         )
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
-        relation.order(", ".join(map(_quoted, keys))).to_table("_ndcg_result")  # computed once
+        relation.order(", ".join(map(quoted, keys))).to_table("_ndcg_result")  # computed once
         share = "any_value(mean_judged_at_k)" if args.summary else "avg(judged_at_k)"
         _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", args.events, slices)
         if not args.summary and "judged_at_k" not in asked:
@@ -728,7 +724,7 @@ def _evaluate_measures(args: argparse.Namespace, output: Path | str | None) -> N
     _open_inputs(con, args, {"rankings": "rankings", "events": "events", "mapping": "mapping"})
     _check_rank_column(con, args)
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
-    keys = ", ".join(_quoted(c) for c in [*slices, args.query_col])
+    keys = ", ".join(quoted(c) for c in [*slices, args.query_col])
     parts, params = [], []
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
         for number, group in enumerate(groups):
@@ -746,12 +742,12 @@ def _evaluate_measures(args: argparse.Namespace, output: Path | str | None) -> N
                 threshold=group.threshold,
             ).to_table(f"_ndcg_group_{number}")
             for measure, column, k in group.columns:
-                parts.append(f"SELECT {keys}, ? AS measure, {_quoted(column)} AS value "
+                parts.append(f"SELECT {keys}, ? AS measure, {quoted(column)} AS value "
                              f"FROM _ndcg_group_{number} WHERE k IS NOT DISTINCT FROM ?")
                 params += [measure.name, k]
     rows = " UNION ALL ".join(parts)
     if args.summary:
-        grouped = ", ".join([*(_quoted(c) for c in slices), "measure"])
+        grouped = ", ".join([*(quoted(c) for c in slices), "measure"])
         sql = (f"SELECT {grouped}, count(*) AS queries, avg(value) AS value FROM ({rows}) "
                f"GROUP BY ALL ORDER BY {grouped}")
     else:
@@ -788,7 +784,7 @@ def _warn_judged(
 ) -> None:
     """Warn when a (slice, cutoff) row of ``table`` has a judged share (the SQL ``share``) below
     MIN_JUDGED: more than 10 % of a ranking's first k items have no event to grade them."""
-    columns = ", ".join(map(_quoted, [*slices, "k"]))
+    columns = ", ".join(map(quoted, [*slices, "k"]))
     rows = con.sql(f"SELECT {columns}, {share} FROM {table} GROUP BY ALL").fetchall()
     found = [
         (", ".join(f"{name}={value}" for name, value in zip(slices, row)), row[-2], row[-1])
@@ -1039,7 +1035,7 @@ def _clear_demo_tables(con: duckdb.DuckDBPyConnection, keep: str, replace: bool)
             "pass --replace to overwrite them, or --keep another file"
         )
     for name, kind, _ in found:
-        con.execute(f"DROP {kind} {_quoted(name)}")
+        con.execute(f"DROP {kind} {quoted(name)}")
 
 
 def _demo(args: argparse.Namespace) -> None:

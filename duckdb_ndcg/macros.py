@@ -225,7 +225,9 @@ def _too_old_sql(version: str = "version()") -> str:
 _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".xlsx")
 
 
-def _quoted(name: str) -> str:
+def quoted(name: str) -> str:
+    """``name`` as one SQL identifier: in double quotes, each double quote in it doubled
+    (``quoted("events")`` gives ``"events"``)."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -336,7 +338,7 @@ def register(
             _refuse_foreign(con, database, schema)
         for m in macros():
             con.execute(_guarded(m).replace(_HEAD, head, 1))
-            con.execute(_comment(m, ".".join(_quoted(p) for p in (database, schema, m.name))))
+            con.execute(_comment(m, ".".join(quoted(p) for p in (database, schema, m.name))))
     return con
 
 

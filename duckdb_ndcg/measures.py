@@ -34,6 +34,8 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 
+from duckdb_ndcg.macros import quoted
+
 GRAMMARS = ("ir_measures", "trec_eval", "ranx")
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs of P, recall, ...
 _RECALLS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # iprec_at_recall's levels
@@ -560,10 +562,6 @@ _SUMMARIES = {
 }
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_id",
                  item_col: str = "item_id", rel_col: str = "rel",
                  rnk_col: str = "rnk") -> tuple[str, list[object]]:
@@ -611,9 +609,9 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
         for i, m in enumerate(measures))
     sql = (
         f"SELECT query_id, {named} FROM (SELECT _q AS query_id, {', '.join(columns)} FROM ("
-        f"SELECT {_quote(query_col)} AS _q, {_quote(item_col)} AS _i, "
-        f"TRY_CAST({_quote(rel_col)} AS DOUBLE) AS _rel, {_quote(rnk_col)} AS _rnk "
-        f"FROM {_quote(judged)}) GROUP BY _q)"
+        f"SELECT {quoted(query_col)} AS _q, {quoted(item_col)} AS _i, "
+        f"TRY_CAST({quoted(rel_col)} AS DOUBLE) AS _rel, {quoted(rnk_col)} AS _rnk "
+        f"FROM {quoted(judged)}) GROUP BY _q)"
     )
     return sql, params
 
@@ -624,7 +622,7 @@ def summary_sql(measures: list[Measure], per_query: str) -> str:
     columns = ", ".join(
         f"{_SUMMARIES[m.summary].format(c=f'm{i}')}::DOUBLE AS m{i}" for i, m in enumerate(measures)
     )
-    return f"SELECT {columns} FROM {_quote(per_query)}"
+    return f"SELECT {columns} FROM {quoted(per_query)}"
 
 
 def scores(con: object, judged: str, measures: str | list[Measure], grammar: str | None = None,
