@@ -15,7 +15,19 @@ from duckdb_ndcg.clicks import click_grades
 from duckdb_ndcg.compare import compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
-from duckdb_ndcg.portable import compare_to_sql, events_to_sql, to_sql
+
+_PORTABLE = ("compare_to_sql", "events_to_sql", "to_sql")
+
+
+def __getattr__(name: str) -> object:
+    """The portable SQL's functions, imported on first use: sqlglot takes 0.7 s to import, which
+    every CLI call and every ``import duckdb_ndcg`` would pay otherwise."""
+    if name in _PORTABLE:
+        from duckdb_ndcg import portable
+
+        return getattr(portable, name)
+    raise AttributeError(f"module 'duckdb_ndcg' has no attribute {name!r}")
+
 
 try:
     __version__ = version("duckdb_ndcg")

@@ -21,7 +21,13 @@ import duckdb
 from duckdb_ndcg import __version__, chart, demo, trec
 from duckdb_ndcg.clicks import click_grades
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
-from duckdb_ndcg.conventions import MACROS, REPORT_METRICS, cli_flag
+from duckdb_ndcg.conventions import (
+    DEFAULT_EVENT_GRADES,
+    MACROS,
+    PORTABLE_METRICS,
+    REPORT_METRICS,
+    cli_flag,
+)
 from duckdb_ndcg.evaluate import (
     _checked_report_options,
     checked_metrics,
@@ -31,7 +37,6 @@ from duckdb_ndcg.evaluate import (
 )
 from duckdb_ndcg.macros import OLDEST_STORAGE, created_sql, install, quoted, register, script
 from duckdb_ndcg.measures import parse_measures, report_groups
-from duckdb_ndcg.portable import DEFAULT_EVENT_GRADES, METRICS, events_to_sql, to_sql
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
 _STDOUT_FORMATS = ("csv", "json")  # --output - --format
@@ -346,8 +351,8 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "sql",
         help="print the SQL of a macro, or with --dialect one statement for another engine",
         description="Without --dialect: the DuckDB macro's SQL as register() creates it. With "
-        "--dialect: one statement "
-        f"computing the metric per query (NAME: {', '.join(METRICS)}; or events for the event "
+        "--dialect: one statement computing the metric per query "
+        f"(NAME: {', '.join(PORTABLE_METRICS)}; or events for the event "
         "pipeline: events -> grades -> NDCG@k per query, with ndcg_report's k, gain and ties).",
     )
     sq.add_argument("name", help="the macro or metric, e.g. ndcg; with --dialect also events")
@@ -1001,6 +1006,8 @@ def _sql(args: argparse.Namespace) -> None:
         given["k"] = args.k[0] if len(args.k) == 1 else args.k
     if given.get("empty_ideal") == _NULL:
         given["empty_ideal"] = None
+    from duckdb_ndcg.portable import events_to_sql, to_sql  # sqlglot: 0.7 s, only for `sql`
+
     if target == "events":
         given = {"rankings": "rankings", "events": "events", **given}
         print(_arguments_only(lambda: events_to_sql(args.dialect, **given)))

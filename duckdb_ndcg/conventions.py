@@ -259,6 +259,34 @@ PYTHON_API = {
     "click_grades": ("click_grades",),
 }
 
+# --- the portable SQL (duckdb_ndcg.portable): the metrics it writes, the event grades it assumes
+# (here, not there, so that the CLI's help needs no sqlglot: importing it costs 0.7 s a process)
+GAIN_METRICS = ("ndcg", "dcg", "idcg", "cg")
+FAMILY_METRICS = (
+    "precision_at_k",
+    "recall_at_k",
+    "hit_rate",
+    "reciprocal_rank",
+    "average_precision",
+    "r_precision",
+    "f1_at_k",
+    "bpref",
+    "err",
+    "rbp",
+    "rbp_residual",
+    "judged_at_k",
+)
+PORTABLE_METRICS = GAIN_METRICS + FAMILY_METRICS
+# The grade of each event type: the strongest event of a (query, item) pair is its relevance.
+DEFAULT_EVENT_GRADES: dict[str, int] = {
+    "impression": 0,
+    "view": 0,
+    "click": 1,
+    "add_to_cart": 2,
+    "cart": 2,
+    "purchase": 3,
+}
+
 # --- the CLI: each subcommand and the macro whose options its flags set ---
 CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg",
                 "grades": "click_grades"}

@@ -7,6 +7,7 @@ from numbers import Real
 
 from sqlglot import exp
 
+from duckdb_ndcg.conventions import DEFAULT_EVENT_GRADES
 from duckdb_ndcg.portable import _dialects
 from duckdb_ndcg.portable._metrics import (
     Builder,
@@ -29,16 +30,6 @@ from duckdb_ndcg.portable._sql import (
     number,
     string,
 )
-
-# The grade of each event type: the strongest event of a (query, item) pair is its relevance.
-DEFAULT_EVENT_GRADES: dict[str, int] = {
-    "impression": 0,
-    "view": 0,
-    "click": 1,
-    "add_to_cart": 2,
-    "cart": 2,
-    "purchase": 3,
-}
 
 
 def _relevance(

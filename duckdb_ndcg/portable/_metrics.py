@@ -9,7 +9,7 @@ from numbers import Real
 
 from sqlglot import exp
 
-from duckdb_ndcg.conventions import MACROS
+from duckdb_ndcg.conventions import FAMILY_METRICS, GAIN_METRICS, MACROS, PORTABLE_METRICS
 from duckdb_ndcg.portable import _dialects
 from duckdb_ndcg.portable._sql import (
     case,
@@ -26,22 +26,7 @@ from duckdb_ndcg.portable._sql import (
     number,
 )
 
-GAIN_METRICS = ("ndcg", "dcg", "idcg", "cg")
-FAMILY_METRICS = (
-    "precision_at_k",
-    "recall_at_k",
-    "hit_rate",
-    "reciprocal_rank",
-    "average_precision",
-    "r_precision",
-    "f1_at_k",
-    "bpref",
-    "err",
-    "rbp",
-    "rbp_residual",
-    "judged_at_k",
-)
-METRICS = GAIN_METRICS + FAMILY_METRICS
+METRICS = PORTABLE_METRICS
 _ALIASES = {"precision": "precision_at_k", "recall": "recall_at_k"}
 # The options each metric takes here besides k, ties and tie_key: its macro's, as the conventions
 # table declares them (duckdb_ndcg.conventions, the one declaration). validate derives

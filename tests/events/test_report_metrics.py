@@ -230,7 +230,9 @@ def _by_hand(con: duckdb.DuckDBPyConnection, judged: pd.DataFrame, ties: str) ->
     return expected
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+# Two random logs per tie rule: each case binds the nine aggregates at four cutoffs (5 s of a
+# case's 9); the logs' variety (ties straddling every cutoff, unshown and ungraded items) is in each
+@pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("ties", ["average", "key"])
 def test_family_columns_equal_the_aggregates_on_the_judged_run(
     con: duckdb.DuckDBPyConnection, seed: int, ties: str

@@ -147,6 +147,15 @@ print("RESULT " + json.dumps({name: found[name] for name in sys.argv[2:]}))
 """
 
 
+# Spark's code generation off, as in tests/portable/conftest.py's session: Spark compiles Java for
+# each query's stages before running them, most of the run on 200 queries; interpreted, the same
+# plans give the same rows (Spark falls back to them itself whenever codegen fails)
+_SPARK_INTERPRETED = (
+    "--conf spark.sql.codegen.wholeStage=false --conf spark.sql.codegen.factoryMode=NO_CODEGEN "
+    "pyspark-shell"
+)
+
+
 def test_spark() -> None:
     _needs("pyspark")
     if shutil.which("java") is None:
@@ -155,6 +164,7 @@ def test_spark() -> None:
         [sys.executable, "-c", _RUN_AND_DUMP, str(EXAMPLES / "spark_portable.py"), "per_query",
          "judged"],
         capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "PYSPARK_SUBMIT_ARGS": _SPARK_INTERPRETED},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
     result = json.loads(done.stdout.split("RESULT ", 1)[1].splitlines()[0])

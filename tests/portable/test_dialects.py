@@ -3,6 +3,8 @@ and the dialect traps checked on the generated tree of every dialect; argument e
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 import sqlglot
 from sqlglot import exp
@@ -207,6 +209,7 @@ def test_empty_ideal_is_taken_by_every_metric_whose_macro_has_it(
         assert any(c.this.sql() == written for c in casts), (dialect, tree.expressions[1].sql())
 
 
+@cache  # four tests read each dialect's trees (the tests only read them): 1 to 2 s a dialect
 def _trees(dialect: str) -> list[tuple[str, exp.Expression]]:
     sqls = [to_sql(table="runs", dialect=dialect, **statement) for statement in ALL_METRICS]
     return [(sql, sqlglot.parse_one(sql, read=dialect)) for sql in sqls]
