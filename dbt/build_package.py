@@ -61,7 +61,7 @@ def render() -> str:
     parts = [HEAD, STATEMENT.replace("{sql}", _too_old_sql())]  # fails on DuckDB 1.4.0 to 1.4.2
     for m in macros():
         if "{% endraw %}" in m.sql or "{%- endraw" in m.sql:
-            raise RuntimeError(f"{m.name}.sql contains an endraw tag, which dbt cannot quote")
+            raise RuntimeError(f"{m.path}: {m.name} contains an endraw tag, which dbt cannot quote")
         parts.append(STATEMENT.replace("{sql}", _guarded(m).rstrip().removesuffix(";")))
         parts.append(STATEMENT.replace("{sql}", _comment(m, m.name)))
     parts.append(TAIL)

@@ -22,12 +22,14 @@ _KIND = re.compile(r"\)\s+AS\s+(TABLE\b)?", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Macro:
-    """One ``.sql`` file: a single ``CREATE OR REPLACE MACRO`` statement and its header comment."""
+    """One ``CREATE OR REPLACE MACRO`` statement with its header comment, and the file holding it
+    (a file holds one concept: a public macro or a family of them with their helpers)."""
 
     name: str
     sql: str
     public: bool
     table: bool
+    path: Path
 
 
 def sql_dir() -> Path:
@@ -36,20 +38,46 @@ def sql_dir() -> Path:
     return packaged if packaged.is_dir() else Path(__file__).parent.parent / "sql"
 
 
+def statements(path: Path) -> list[tuple[str, str]]:
+    """(macro name, its text) of each statement of a ``.sql`` file, in file order.
+
+    A statement's text runs from its header comment (the ``--`` lines directly above its
+    ``CREATE OR REPLACE MACRO`` line) to the next statement's header comment; a blank line
+    separates statements. Above the first header, the file may open with a comment of its own
+    (what the file holds), separated from it by a blank line."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    heads = [i for i, line in enumerate(lines) if line.startswith(_HEAD)]
+    if not heads:
+        raise RuntimeError(f"{path} holds no 'CREATE OR REPLACE MACRO name(' statement")
+    starts = []
+    for head in heads:
+        start = head
+        while start > 0 and lines[start - 1].startswith("--"):
+            start -= 1
+        starts.append(start)
+    if any(line.strip() and not line.startswith("--") for line in lines[: starts[0]]):
+        raise RuntimeError(f"{path}: only a comment may come before the first macro's header")
+    found = []
+    for start, end in zip(starts, [*starts[1:], len(lines)]):
+        text = "".join(lines[start:end]).rstrip() + "\n"
+        match = _NAME.match(text, text.index(_HEAD))
+        if match is None or text.count(_HEAD) != 1:
+            raise RuntimeError(f"{path}: a statement must start 'CREATE OR REPLACE MACRO name('")
+        found.append((match.group(1), text))
+    return found
+
+
 @cache
 def macros() -> tuple[Macro, ...]:
     """Every macro, each after the macros it calls (DuckDB binds a macro's calls when creating it)."""
-    found = {}
+    found: dict[str, Macro] = {}
     for path in sorted(sql_dir().rglob("*.sql")):
-        sql = path.read_text(encoding="utf-8")
-        match = _NAME.search(sql)
-        if match is None or sql.count(_HEAD) != 1 or match.group(1) != path.stem:
-            raise RuntimeError(
-                f"{path} must hold one 'CREATE OR REPLACE MACRO {path.stem}(' statement"
-            )
-        kind = _KIND.search(sql, match.end())
-        table = kind is not None and kind.group(1) is not None
-        found[path.stem] = Macro(path.stem, sql, public=not path.stem.startswith("_"), table=table)
+        for name, sql in statements(path):
+            if name in found:
+                raise RuntimeError(f"macro {name} is created in {found[name].path} and {path}")
+            kind = _KIND.search(sql, sql.index(_HEAD) + len(_HEAD))
+            table = kind is not None and kind.group(1) is not None
+            found[name] = Macro(name, sql, public=not name.startswith("_"), table=table, path=path)
     ordered: dict[str, Macro] = {}
 
     def visit(name: str, trail: tuple[str, ...]) -> None:

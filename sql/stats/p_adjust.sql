@@ -1,3 +1,15 @@
+-- _ndcg_correction_method(correction): the p_adjust method of a summary's correction ('none' ->
+-- 'holm', whose p-values the summary then ignores), else an error naming correction (internal;
+-- compare_summary, ab_summary). Checked here, not by p_adjust, whose error would name `method`.
+CREATE OR REPLACE MACRO _ndcg_correction_method(correction) AS
+CASE
+    WHEN correction IS NULL OR correction NOT IN ('holm', 'bonferroni', 'bh', 'none') THEN
+        error('duckdb_ndcg: correction must be ''holm'', ''bonferroni'', ''bh'' or ''none'', got '
+              || coalesce('''' || correction || '''', 'NULL'))
+    WHEN correction = 'none' THEN 'holm'
+    ELSE correction
+END;
+
 -- p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[], alpha := 0.05)
 --   -> TABLE(every column of tbl, p_adjusted DOUBLE, reject BOOLEAN)
 -- Multiple-testing correction of the p-values in column p_col of table tbl (a name, quoted as in

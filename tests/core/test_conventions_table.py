@@ -25,6 +25,7 @@ import pytest
 
 import duckdb_ndcg
 from duckdb_ndcg import cli, portable
+from duckdb_ndcg import macros as loader
 from duckdb_ndcg.conventions import (
     AGGREGATES,
     CLI_COMMANDS,
@@ -38,7 +39,6 @@ from duckdb_ndcg.conventions import (
     cli_flag,
     enumerated,
 )
-from duckdb_ndcg.macros import sql_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "CREATE OR REPLACE MACRO "
@@ -125,17 +125,17 @@ def python_sql(value: object) -> str:
     return repr(value)
 
 
-def sql_files() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(sql_dir().rglob("*.sql")) if not p.stem.startswith("_")}
+def sql_texts() -> dict[str, str]:
+    """Each public macro's statement with its header comment, as the loader reads them."""
+    return {m.name: m.sql for m in loader.macros() if m.public}
 
 
-def signature(path: Path) -> list[tuple[str, str | None]]:
-    text = path.read_text(encoding="utf-8")
-    return parse_params(call_arguments(text.split(HEAD, 1)[1], path.stem))
+def signature(name: str) -> list[tuple[str, str | None]]:
+    return parse_params(call_arguments(sql_texts()[name].split(HEAD, 1)[1], name))
 
 
-def header(path: Path) -> str:
-    lines = path.read_text(encoding="utf-8").split(HEAD, 1)[0].splitlines()
+def header(name: str) -> str:
+    lines = sql_texts()[name].split(HEAD, 1)[0].splitlines()
     return "\n".join(re.sub(r"^--\s?", "", line) for line in lines if line.startswith("--"))
 
 
@@ -147,12 +147,12 @@ def table_params(macro: Macro) -> list[tuple[str, str | None]]:
 
 
 def test_every_public_macro_is_in_the_table() -> None:
-    assert sorted(sql_files()) == sorted(MACROS)
+    assert sorted(sql_texts()) == sorted(MACROS)
 
 
 @pytest.mark.parametrize("name", sorted(MACROS))
 def test_sql_signature(name: str) -> None:
-    sql = [(n, norm(d)) for n, d in signature(sql_files()[name])]
+    sql = [(n, norm(d)) for n, d in signature(name)]
     table = [(n, norm(d)) for n, d in table_params(MACROS[name])]
     assert sql == table
 
@@ -166,7 +166,7 @@ _EVERY_REPORT_OPTION = "...every other ndcg_report parameter"
 @pytest.mark.parametrize("name", [pytest.param(n, marks=known(n)) for n in sorted(MACROS)])
 def test_header_signature(name: str) -> None:
     """The header's own signature (its first lines) names the parameters, defaults included."""
-    text = header(sql_files()[name])
+    text = header(name)
     assert text.startswith(f"{name}("), f"{name}.sql: the header must open with the signature"
     listed = parse_params(call_arguments(text, name))
     expected = table_params(MACROS[name])
