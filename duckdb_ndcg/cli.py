@@ -22,16 +22,21 @@ from duckdb_ndcg import __version__, chart, demo, trec
 from duckdb_ndcg.clicks import click_grades
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.conventions import (
+    AP_DENOMINATOR,
+    COLLAPSE,
     DEFAULT_EVENT_GRADES,
+    GAIN,
     MACROS,
     PORTABLE_METRICS,
     REPORT_METRICS,
+    TIES,
+    Param,
     cli_flag,
 )
-from duckdb_ndcg.evaluate import (
-    _checked_report_options,
+from duckdb_ndcg.evaluate import evaluate
+from duckdb_ndcg.inputs import (
     checked_metrics,
-    evaluate,
+    checked_report_options,
     judged_warning,
     open_source,
 )
@@ -107,6 +112,11 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         message = re.sub(r"^argument ([^:]+): ", r"\1: ", message)  # "--k: ...", not "argument"
         self.exit(2, f"{self.prog}: {message}\n")
+
+
+def _default(param: Param) -> str:
+    """An enumerated option's default as the CLI takes it: the SQL default without its quotes."""
+    return param.default.strip("'") if param.default else ""
 
 
 def _cli_wording(message: str) -> str:
@@ -288,14 +298,14 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     ev.add_argument("--score-col", help="rank by this score (higher first) instead of position")
     ev.add_argument(
         "--ties",
-        default="average",
-        choices=["average", "key"],
+        default=_default(TIES),
+        choices=TIES.choices,
         help="equal positions/scores: average their gains (default), or break them by item",
     )
     ev.add_argument(
         "--gain",
-        default="linear",
-        choices=["linear", "exponential"],
+        default=_default(GAIN),
+        choices=GAIN.choices,
         help="gain of a grade: the grade (default) or 2^grade - 1",
     )
     ev.add_argument("--event-col", default="event_type", help="event column (default event_type)")
@@ -304,8 +314,8 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
     ev.add_argument(
         "--collapse",
-        default="max",
-        choices=["max", "sum", "last"],
+        default=_default(COLLAPSE),
+        choices=COLLAPSE.choices,
         help="grade of an item with several events: best (default), sum, or last (--time-col)",
     )
     ev.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
@@ -363,8 +373,8 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     sq.add_argument("--table", help="input table (query_id, item_id, rel, rnk); judged_run")
     sq.add_argument("--rankings", help="events: rankings table (default rankings)")
     sq.add_argument("--events", help="events: events table (default events)")
-    sq.add_argument("--gain", choices=["linear", "exponential"], help="gain (default linear)")
-    sq.add_argument("--ties", choices=["average", "key"], help="ties (default average)")
+    sq.add_argument("--gain", choices=GAIN.choices, help="gain (default linear)")
+    sq.add_argument("--ties", choices=TIES.choices, help="ties (default average)")
     sq.add_argument("--tie-key", help="column breaking ties for --ties key (e.g. item_id)")
     sq.add_argument(
         "--full-ideal", action="store_true", help="without --k: the ideal over every judged item"
@@ -375,7 +385,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
     sq.add_argument(
         "--denominator",
-        choices=["relevant", "min_k", "retrieved"],
+        choices=AP_DENOMINATOR.choices,
         help="recall_at_k, average_precision: divide by every relevant item, min(relevant, k), or "
         "(average_precision) the relevant items retrieved (default relevant)",
     )
@@ -599,7 +609,7 @@ def _check_report_options(args: argparse.Namespace) -> None:
     unknown = "ignore" if args.ignore_unknown else "error"
     duplicates = "allow" if args.allow_duplicates else "error"
     _arguments_only(
-        lambda: _checked_report_options(
+        lambda: checked_report_options(
             args.k, args.ties, args.gain, 2, args.collapse, args.time_col, unknown, duplicates
         )
     )
@@ -844,12 +854,12 @@ half of the queries (an A/B test: each query served by one arm) are an error unl
     cmp.add_argument("--position-col", default="position",
                      help="position column, 1 = first (default position)")
     cmp.add_argument("--score-col", help="rank by this score (higher first) instead of position")
-    cmp.add_argument("--ties", default="average", choices=["average", "key"],
+    cmp.add_argument("--ties", default=_default(TIES), choices=TIES.choices,
                      help="equal positions/scores: average their gains (default), or by item")
-    cmp.add_argument("--gain", default="linear", choices=["linear", "exponential"],
+    cmp.add_argument("--gain", default=_default(GAIN), choices=GAIN.choices,
                      help="gain of a grade: the grade (default) or 2^grade - 1")
     cmp.add_argument("--mapping", help="a .csv/.parquet file (event type, grade)")
-    cmp.add_argument("--collapse", default="max", choices=["max", "sum", "last"],
+    cmp.add_argument("--collapse", default=_default(COLLAPSE), choices=COLLAPSE.choices,
                      help="grade of an item with several events: best (default), sum, last")
     cmp.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
     cmp.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")

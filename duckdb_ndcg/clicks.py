@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import duckdb
 
 from duckdb_ndcg.conventions import MACROS
-from duckdb_ndcg.evaluate import open_source
+from duckdb_ndcg.inputs import open_source
 from duckdb_ndcg.macros import own_connection, register
 
 _MODEL = MACROS["click_grades"].param("model")

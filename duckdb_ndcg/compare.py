@@ -11,16 +11,16 @@ import duckdb
 
 from duckdb_ndcg.conventions import CORRECTION, QUERY_SET, TEST
 from duckdb_ndcg.conventions import MISSING as _MISSING
-from duckdb_ndcg.evaluate import (
+from duckdb_ndcg.inputs import (
     MIN_JUDGED,
-    _checked_report_options,
-    _choice,
-    _is_number,
-    _read_mapping,
-    _require,
+    checked_report_options,
+    choice,
+    is_number,
     judged_percent,
     open_source,
+    read_mapping,
     report_arguments,
+    require_columns,
     require_slices,
 )
 from duckdb_ndcg.macros import own_connection, register
@@ -102,23 +102,23 @@ def compare(
             r = dict(zip(rel.columns, row))
             print(f"NDCG@{r['k']}: {duckdb_ndcg.verdict(r)}")
     """
-    _choice("test", test, TESTS)
-    _choice("correction", correction, CORRECTIONS)
-    _choice("query_set", query_set, QUERY_SETS)
-    _choice("missing", missing, MISSING)
+    choice("test", test, TESTS)
+    choice("correction", correction, CORRECTIONS)
+    choice("query_set", query_set, QUERY_SETS)
+    choice("missing", missing, MISSING)
     if unpaired and test != "t":
         raise ValueError(f"unpaired=True is Welch's t-test: test must be 't', got {test!r}")
     for name, value in (("conf", conf), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
-    if not _is_number(eps) or not (math.isfinite(eps) and eps >= 0):
+    if not is_number(eps) or not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         # one kind of error for every option
         raise ValueError(f"seed must be an integer or text, got {seed!r}")  # noqa: TRY004
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
-    cuts = _checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
+    cuts = checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = register(con) if con is not None else own_connection()
@@ -126,10 +126,10 @@ def compare(
     ranked = []
     for source, role in ((rankings_a, "rankings_a"), (rankings_b, "rankings_b")):
         opened = open_source(con, source, role)
-        _require(opened, role, {"query_col": query_col, "item_col": item_col, **rank_col})
+        require_columns(opened, role, {"query_col": query_col, "item_col": item_col, **rank_col})
         ranked.append(opened)
     logged = open_source(con, events, "events")
-    _require(
+    require_columns(
         logged,
         "events",
         {
@@ -162,7 +162,7 @@ def compare(
         "empty_ideal": empty_ideal,
         "duplicates": duplicates,
         "event_col": event_col,
-        "mapping": _read_mapping(con, mapping),
+        "mapping": read_mapping(con, mapping),
         "collapse": collapse,
         "time_col": time_col,
         "unknown": unknown,
@@ -209,12 +209,12 @@ def _setting(row: Mapping[str, object], name: str, given: str | None, names: Map
         if given is None:
             raise ValueError(f"row has no '{name}' column: pass {name}= (one of "
                              f"{', '.join(map(repr, names))})")
-        _choice(name, given, tuple(names))
+        choice(name, given, tuple(names))
         return given
     carried = str(row[name])
     if given is not None and given != carried:
         raise ValueError(f"row was computed with {name} '{carried}', not '{given}'")
-    _choice(name, carried, tuple(names))
+    choice(name, carried, tuple(names))
     return carried
 
 

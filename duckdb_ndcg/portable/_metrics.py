@@ -682,8 +682,10 @@ class Builder:
         elif metric == "rbp_residual":  # unjudged rows' weight, plus p^m after the m rows read
             rest = exp.Pow(this=double(number(opts.p)), expression=double(self._returned(k)))
             value = exp.Add(this=self.ranked_sum(k, "_u", "geometric"), expression=rest)
-        else:  # judged_at_k
+        elif metric == "judged_at_k":
             value = div(self.ranked_sum(k, "_jud"), nullif(self._returned(k), number(0)))
+        else:  # a metric of METRICS without a branch here: an error, never another's SQL
+            raise NotImplementedError(f"portable SQL has no formula for metric {metric!r}")
         value = coalesce(value, double(0))
         if metric in _EMPTY_IDEAL:
             # the macros' _ndcg_empty: no relevant judged row (returned or not) -> empty_ideal;

@@ -16,7 +16,7 @@ from scipy import stats
 import duckdb_ndcg
 from duckdb_ndcg import demo
 from duckdb_ndcg.cli import main
-from duckdb_ndcg.evaluate import report_arguments
+from duckdb_ndcg.inputs import report_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 # the module: the package's name compare is the function
