@@ -23,6 +23,7 @@ from duckdb_ndcg.clicks import click_grades
 from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
 from duckdb_ndcg.conventions import (
     AP_DENOMINATOR,
+    ATTRIBUTION,
     COLLAPSE,
     DEFAULT_EVENT_GRADES,
     GAIN,
@@ -42,6 +43,7 @@ from duckdb_ndcg.inputs import (
 )
 from duckdb_ndcg.macros import OLDEST_STORAGE, created_sql, install, quoted, register, script
 from duckdb_ndcg.measures import parse_measures, report_groups
+from duckdb_ndcg.sources import SOURCES
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
 _STDOUT_FORMATS = ("csv", "json")  # --output - --format
@@ -255,7 +257,33 @@ default event -> grade mapping (replace it with --mapping):
 an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
     ev.add_argument("rankings", help="rankings: a .parquet/.csv file, a table of --db, or -")
-    ev.add_argument("events", help="events: a .parquet/.csv file, a table of --db, or - (stdin)")
+    ev.add_argument(
+        "events",
+        nargs="?",
+        help="events: a .parquet/.csv file, a table of --db, or - (stdin); with --source ga4 none",
+    )
+    ev.add_argument(
+        "--source",
+        choices=tuple(SOURCES),
+        help="a vendor's export read through its adapter: ga4 (RANKINGS is the export, no "
+        "EVENTS), ubi (RANKINGS ubi_queries, EVENTS ubi_events), algolia (RANKINGS the search "
+        "responses, EVENTS the Insights events)",
+    )
+    ev.add_argument(
+        "--attribution",
+        choices=ATTRIBUTION.choices,
+        help="--source ga4: an interaction goes to the last (default) or first showing of the item",
+    )
+    ev.add_argument(
+        "--attribution-window",
+        help="--source ga4: how long after a showing an interaction counts, e.g. '30 minutes' "
+        "(default 1 day)",
+    )
+    ev.add_argument(
+        "--position-base",
+        choices=("auto", "0", "1"),
+        help="--source ga4, ubi: positions in the export start at 0 or 1 (default auto)",
+    )
     ev.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
     ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 1,5,10 (default 10)")
     ev.add_argument(
@@ -615,7 +643,25 @@ def _check_report_options(args: argparse.Namespace) -> None:
     )
 
 
+_SOURCE_OPTIONS = ("attribution", "attribution_window", "position_base")
+
+
+def _source_arguments(args: argparse.Namespace) -> dict[str, object]:
+    """evaluate()'s source and source_options from --source and its options; a usage error for
+    a missing EVENTS without --source, or a source option without --source."""
+    given = {n: getattr(args, n) for n in _SOURCE_OPTIONS if getattr(args, n) is not None}
+    if args.source is None:
+        if given:
+            flags = ", ".join(cli_flag(n) for n in given)
+            raise UsageError(f"{flags}: applies only with --source (ga4, ubi or algolia)")
+        if args.events is None:
+            raise UsageError("EVENTS is missing (give the events, or --source ga4 with the export)")
+        return {}
+    return {"source": args.source, "source_options": given}
+
+
 def _evaluate(args: argparse.Namespace) -> None:
+    sourced = _source_arguments(args)
     files = {"rankings": args.rankings, "events": args.events, "--mapping": args.mapping}
     inputs = {Path(v).resolve(): f"{k} file" for k, v in files.items() if v and Path(v).is_file()}
     if args.db:
@@ -623,7 +669,7 @@ def _evaluate(args: argparse.Namespace) -> None:
     output = _output(args, inputs)
     _check_report_options(args)
     if args.measures is not None:
-        _evaluate_measures(args, output)
+        _evaluate_measures(args, output, sourced)
         return
     if args.metrics or args.threshold is not None or args.max_grade is not None:
         _arguments_only(
@@ -649,9 +695,11 @@ def _evaluate(args: argparse.Namespace) -> None:
     if args.db:  # read-only: the report's temporary views and macros live in memory
         _attach(con, args.db)
     _open_inputs(con, args, {"rankings": "rankings", "events": "events", "mapping": "mapping"})
-    _check_rank_column(con, args)
+    if not sourced:  # an adapter's output has a numeric position
+        _check_rank_column(con, args)
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
     common = {
+        **sourced,
         "slice_by": slices,
         "con": con,
         "query_col": args.query_col,
@@ -690,7 +738,8 @@ def _evaluate(args: argparse.Namespace) -> None:
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         relation.order(", ".join(map(quoted, keys))).to_table("_ndcg_result")  # computed once
         share = "any_value(mean_judged_at_k)" if args.summary else "avg(judged_at_k)"
-        _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", args.events, slices)
+        events = args.events or args.rankings  # --source ga4: the export holds both
+        _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", events, slices)
         if not args.summary and "judged_at_k" not in asked:
             con.execute("ALTER TABLE _ndcg_result DROP COLUMN judged_at_k")
         first_day = None
@@ -722,7 +771,9 @@ def _evaluate(args: argparse.Namespace) -> None:
         print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
 
 
-def _evaluate_measures(args: argparse.Namespace, output: Path | str | None) -> None:
+def _evaluate_measures(
+    args: argparse.Namespace, output: Path | str | None, sourced: dict[str, object]
+) -> None:
     """evaluate --measures: each measure a column of the event report at its cutoff (one report
     per threshold and gain), in long format."""
     given = [flag for flag, value in (("--metrics", args.metrics), ("--chart", args.chart),
@@ -737,7 +788,8 @@ def _evaluate_measures(args: argparse.Namespace, output: Path | str | None) -> N
     if args.db:
         _attach(con, args.db)
     _open_inputs(con, args, {"rankings": "rankings", "events": "events", "mapping": "mapping"})
-    _check_rank_column(con, args)
+    if not sourced:
+        _check_rank_column(con, args)
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
     keys = ", ".join(quoted(c) for c in [*slices, args.query_col])
     parts, params = [], []
@@ -747,7 +799,7 @@ def _evaluate_measures(args: argparse.Namespace, output: Path | str | None) -> N
                 raise UsageError("--measures: a gain map (gains=) is not an evaluate option")
             names = sorted({column for _, column, _ in group.columns} - {"ndcg"}) or ["ndcg"]
             evaluate(
-                args.rankings, args.events, k=list(group.k), con=con, slice_by=slices,
+                args.rankings, args.events, k=list(group.k), con=con, slice_by=slices, **sourced,
                 query_col=args.query_col, item_col=args.item_col, position_col=args.position_col,
                 score_col=args.score_col, ties=args.ties, gain=group.gain,
                 event_col=args.event_col, mapping=args.mapping, collapse=args.collapse,

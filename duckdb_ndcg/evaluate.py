@@ -21,6 +21,7 @@ from duckdb_ndcg.inputs import (
     require_slices,
 )
 from duckdb_ndcg.macros import own_connection, register
+from duckdb_ndcg.sources import adapted, unattributed_warning
 
 _SHAPES = ("report", "summary")
 _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
@@ -28,7 +29,7 @@ _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a sho
 
 def evaluate(
     rankings: str | Path | object,
-    events: str | Path | object,
+    events: str | Path | object | None = None,
     *,
     k: int | Sequence[int | None] | None = 10,
     slice_by: Sequence[str] = (),
@@ -51,6 +52,8 @@ def evaluate(
     threshold: float = 1,
     max_grade: str | float = "mapping",
     shape: str = "report",
+    source: str | None = None,
+    source_options: Mapping[str, object] | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """NDCG@k per query (``shape='report'``) or its mean per slice (``'summary'``) from event logs.
 
@@ -73,11 +76,20 @@ def evaluate(
     query): an offline replay's items never shown to anyone are unjudged and score 0, and the CLI
     warns when the share is below ``MIN_JUDGED`` (0.9).
 
+    ``source`` reads a vendor's export through its adapter (``sql/sources/``): ``'ga4'`` takes
+    the GA4 export as ``rankings`` (no ``events``), ``'ubi'`` the ubi_queries and ubi_events
+    tables, ``'algolia'`` the search responses and the Insights events; ``source_options`` are
+    the adapter's options (``{'attribution': 'first', 'position_base': 0}``). The slices the
+    adapter carries (GA4: ``search_term``, ``device``, ``event_date``) work in ``slice_by``. A
+    ``UserWarning`` says how many interactions could not be attributed to a search, by reason,
+    when they are more than 10 % (``sources.MAX_UNATTRIBUTED``).
+
     Example::
 
         rel = duckdb_ndcg.evaluate("shown.parquet", "events.parquet", k=[5, 10])
         rel.df()  # query_id, k, ndcg, dcg, idcg, shown, shown_relevant, relevant
         duckdb_ndcg.evaluate("shown.parquet", "events.parquet", metrics=["ndcg", "recall_at_k"])
+        duckdb_ndcg.evaluate("ga4_export.parquet", source="ga4", slice_by=["device"])
     """
     choice("shape", shape, _SHAPES)
     names = checked_metrics(metrics, threshold, max_grade)
@@ -85,8 +97,19 @@ def evaluate(
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = register(con) if con is not None else own_connection()
-    ranked = open_source(con, rankings, "rankings")
-    logged = open_source(con, events, "events")
+    if source is not None:
+        inputs = [rankings] if events is None else [rankings, events]
+        ranked, logged, unattributed = adapted(con, source, inputs, source_options)
+        warning = unattributed_warning(con, source, logged, unattributed)
+        if warning is not None:
+            warnings.warn(warning, stacklevel=2)
+    elif source_options is not None:
+        raise ValueError("source_options applies only with source (ga4, ubi or algolia)")
+    elif events is None:
+        raise ValueError("evaluate needs events (or source=... for a vendor's export)")
+    else:
+        ranked = open_source(con, rankings, "rankings")
+        logged = open_source(con, events, "events")
     rank_col = {"score_col": score_col} if score_col else {"position_col": position_col}
     require_columns(ranked, "rankings", {"query_col": query_col, "item_col": item_col, **rank_col})
     require_columns(

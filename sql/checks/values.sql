@@ -27,7 +27,7 @@ CASE
     -- DECIMAL keys of 16 digits and more can be one DOUBLE too (123456789012345678 and ...679):
     -- refused when the largest key in units of the scale (x * 10^s) passes 2^53 (scale 0) or 2^52
     -- (where a DOUBLE's spacing reaches 10^-s), by the same min and max as above: no DISTINCT
-    -- count (which stayed in every key type's plan: ndcg@10 1.2 -> 3.6 s at 10M rows). Keys of
+    -- count (it stayed in every key type's plan: benchmarks/results/design_timings.md). Keys of
     -- a wide scale with few digits (0.5 as DECIMAL(38,20)) are refused too: cast them to DOUBLE
     WHEN what = 'rnk' AND regexp_full_match(typeof(any_value(x)), 'DECIMAL\((1[6-9]|[23][0-9]),[0-9]+\)')
     THEN CASE

@@ -537,7 +537,7 @@ CROSS JOIN _ndcg_names;
 -- CTEs, _ndcg_only (the engine's rows, the family columns NULL) or _ndcg_family, picked by name
 -- with query_table from a constant condition on metrics (no user text goes into that name).
 -- DuckDB 1.5 and 2.0 bind a CTE only when it is read, so the default report plans without the
--- family's aggregates (binding them took 0.2-0.5 s a call); DuckDB 1.4 binds every CTE of a
+-- family's aggregates (design_timings.md); DuckDB 1.4 binds every CTE of a
 -- WITH, read or not, so there both are bound and only the one read is planned and run.
 CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col,
                                                  item_col, position_col, score_col, ties, gain,

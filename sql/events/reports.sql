@@ -74,9 +74,9 @@
 -- max(k) + 1 rows (top-N heaps for k <= 100, lists beyond; whole rankings for k NULL or
 -- r_precision) plus its graded items, once per cutoff, held in memory at once. Planning: with
 -- only 'ndcg' named, DuckDB 1.5 and 2.0 do not bind the family's aggregates (about as fast as
--- compare_rankers); naming a family metric binds all nine, 0.2-0.6 s per call whatever the
+-- compare_rankers); naming a family metric binds all nine, a cost per call whatever the
 -- data, and so does every call on DuckDB 1.4, which binds CTEs it does not read
--- (benchmarks/results/report_metrics.md, benchmarks/report_planning.py).
+-- (benchmarks/results/design_timings.md, benchmarks/report_planning.py).
 -- ndcg_summary and compare_rankers use the same plan.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
 --          SELECT * FROM ndcg_report('impressions', 'events', metrics := ['ndcg', 'recall_at_k']);

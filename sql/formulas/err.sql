@@ -59,18 +59,16 @@ coalesce(list_reduce(
 -- q_j[i] = P(i of the first j slots hold class rows) t^i (hypergeometric, a convex recurrence in
 -- j: q_{j+1}[i] = (q_j[i] (r - j + i) + t q_j[i - 1] (x - i + 1)) / (r + x - j)) and
 -- ebar'_j = sum_i q_j[i] ebar_{j - i}: O(u min(u, x)) for x rows, not O(u x). The other stop
--- rows go one at a time as above. One tie group of 100,000 rows of grades 0-3 at full depth:
--- 0.3 s (one row at a time: 3.7 s). A group costs O(u) per row of a class of at most u rows and
--- O(u^2) per larger class, u <= ceil(42 / d): still c u for c rows of distinct real grades
--- (100,000 tied rows of grades uniform in [0, 3]: 6 s) and u^2 for a class of about u rows
--- (8,200 rows of grade 1 among 100,000 tied rows, u = 8,196: 3.3 s).
+-- rows go one at a time as above. A group costs O(u) per row of a class of at most u rows and
+-- O(u^2) per larger class, u <= ceil(42 / d): still c u for c rows of distinct real grades and
+-- u^2 for a class of about u rows (timings: benchmarks/results/design_timings.md).
 -- Each group's ebar is a list_reduce over its classes and rows (read from the stop rows sorted
 -- by key and t, where group j holds rows a + 1 .. a + c), run for all groups at once; a second,
 -- scalar list_reduce over the groups carries P and the sum. Start values lead the lists (DuckDB
 -- 1.4/1.5's list_reduce mixes rows up with a third argument). Lambdas are nested as shallowly as
 -- the math allows: DuckDB binds a lambda body again for each lambda around it, so every level
--- doubles the time to bind what is inside it (one level more around the class merge took err
--- from 0.09 s to 0.9 s of binding).
+-- doubles the time to bind what is inside it (design_timings.md: one level more around the
+-- class merge made err ten times slower to bind).
 CREATE OR REPLACE MACRO _ndcg_expected_err(groups, stops, m) AS
 list_transform([{gs: list_filter(groups, lambda g: g.c > 0), ts: list_sort(stops),
                  tmax: list_max(list_transform(stops, lambda x: x.t))}], lambda v:

@@ -101,7 +101,7 @@ coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.c > 0), lambda 
 -- 2^500, and the sum divided by the sum of the weights: nothing overflows, and the terms too
 -- small to matter are all that can underflow. One list_reduce over at most
 -- 2 sqrt(21 min(w, n - w)) + 3 terms (one tie group of 100,000 rows, 75,000 relevant, cut at
--- 50,000: 2,051 terms, 0.1 s; all 24,889 possible terms took 1.0 s, 3.3 s on DuckDB 1.4), the
+-- 50,000: 2,051 of the 24,889 possible terms; timings: benchmarks/results/design_timings.md), the
 -- start value leading the list (DuckDB 1.4/1.5's list_reduce mixes rows up with a third one).
 CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m) AS
 list_transform(

@@ -12,9 +12,8 @@
 -- tie group of a row, by the length of the ranking's keys: up to 512, a search of the keys per
 -- row, cheapest on short lists but O(n) per row, with the group straddling m (which may reach
 -- past the keys) added once at its full size; beyond, the tie groups of one merge
--- (_ndcg_tie_groups), O(n log n) in all. One ranking of 100,000 rows took 361 s with the search
--- alone, 0.2 s with the merge; on rankings of 100 rows the merge takes 2-3x the CPU time of the
--- search. Rows are summed in key order with fsum: the result does not depend on the order the
+-- (_ndcg_tie_groups), O(n log n) in all (the timings that set the switch at 512:
+-- benchmarks/results/design_timings.md). Rows are summed in key order with fsum: the result does not depend on the order the
 -- aggregate met them. Inside lambda bodies DuckDB folds no constant and a CASE branch holding a
 -- lambda costs every row, taken or not: the per-row CASE below holds none.
 -- Example:

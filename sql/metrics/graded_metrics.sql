@@ -20,8 +20,7 @@
 --         a double, and so are the tie groups after a survival below e^-42. Rows of one grade
 --         in a group are added together when they outnumber the u <= 42 / d slots kept (d the
 --         group's mean stop probability): O(u min(c, u)) per grade and tie group with c rows of
---         that grade, linear in the rows (one tie group of 100,000 rows of grades 0-3 at full
---         depth: 0.3 s CPU; adding one row at a time 3.7 s, keeping every slot over 200 s).
+--         that grade, linear in the rows (timings: benchmarks/results/design_timings.md).
 --         'key': equal rnk broken by tie_key descending (trec_eval's order).
 -- Example: SELECT avg(e) FROM (SELECT err(rel, rnk, 20) AS e FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO err(rel, rnk, k := NULL, max_grade := 4, ties := 'average',

@@ -15,6 +15,8 @@ import duckdb
 import pytest
 from sklearn.metrics import ndcg_score
 
+import duckdb_ndcg
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -161,3 +163,14 @@ def test_readme_recipe(con: duckdb.DuckDBPyConnection, tmp_path: Path,
     assert row[columns.index("mean_ndcg")] == pytest.approx(
         sum(expected.values()) / len(expected), abs=1e-12)
     assert sum(n for _, n in unattributed.fetchall()) == len(UNATTRIBUTED)
+
+
+def test_evaluate_takes_responses_and_events(algolia: duckdb.DuckDBPyConnection) -> None:
+    """evaluate(responses, events, source='algolia'): the report of the adapters' tables, and the
+    warning counting the 4 interactions (of 10 the adapter reads) it could not attribute."""
+    warning = (r"^algolia: 4 of 10 interactions \(40 %\) could not be attributed to a search and "
+               r"are not graded \(never shown 1, no item 1, no position 1, no query 1\)")
+    with pytest.warns(UserWarning, match=warning):
+        got = duckdb_ndcg.evaluate("responses", "insights_events", source="algolia", con=algolia)
+    rows = got.select("query_id, ndcg").fetchall()
+    assert {q: pytest.approx(v, abs=1e-12) for q, v in rows} == _ndcg(10)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import duckdb
@@ -249,3 +250,26 @@ def test_cli_reads_the_adapters_output(ubi: duckdb.DuckDBPyConnection, tmp_path:
     got = ubi.sql(f"SELECT query_id, k, ndcg FROM '{out}'").fetchall()
     expected = {(q, k): v for k in (2, 10) for q, v in _ndcg(k).items()}
     assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in got} == expected
+
+
+def test_evaluate_and_cli_take_the_two_tables(ubi: duckdb.DuckDBPyConnection, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """evaluate(queries, events, source='ubi') and `duckdb-ndcg evaluate --source ubi`: the
+    report of the adapters' tables; a missed interaction share above 10 % is a warning."""
+    expected = {(q, k): v for k in (2, 10) for q, v in _ndcg(k).items()}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = duckdb_ndcg.evaluate("ubi_queries", "ubi_events", source="ubi", k=[2, 10], con=ubi)
+        rows = got.select("query_id, k, ndcg").fetchall()
+    assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in rows} == expected
+    missed = [m for m in UNATTRIBUTED if m[3] != "unknown event"]
+    unattributed = [str(w.message) for w in caught if str(w.message).startswith("ubi: ")]
+    assert bool(unattributed) == (len(missed) > 0.1 * (len(missed) + len(ATTRIBUTED)))
+    queries, events, out = tmp_path / "q.parquet", tmp_path / "e.parquet", tmp_path / "r.csv"
+    ubi.execute(f"COPY ubi_queries TO '{queries}'")
+    ubi.execute(f"COPY ubi_events TO '{events}'")
+    code = cli.main(["evaluate", str(queries), str(events), "--source", "ubi", "--k", "2,10",
+                     "--output", str(out)])
+    assert code == 0, capsys.readouterr().err
+    rows = ubi.sql(f"SELECT query_id, k, ndcg FROM '{out}'").fetchall()
+    assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in rows} == expected

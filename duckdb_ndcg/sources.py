@@ -1,0 +1,130 @@
+"""Vendors' exports as the report's two inputs: ``evaluate(..., source='ga4')`` and the CLI's
+``--source``, over the SQL adapters of ``sql/sources/`` (``ga4_rankings``/``ga4_events``, ...).
+
+Example::
+
+    rel = duckdb_ndcg.evaluate("ga4_export.parquet", source="ga4", k=[5, 10],
+                               slice_by=["device"], source_options={"attribution": "first"})
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+
+import duckdb
+
+from duckdb_ndcg.conventions import MACROS
+from duckdb_ndcg.inputs import Source, open_source
+from duckdb_ndcg.macros import quoted
+
+# each source's inputs, in the order its macros take them
+SOURCES: dict[str, tuple[str, ...]] = {
+    "ga4": ("export",),
+    "ubi": ("queries", "events"),
+    "algolia": ("responses", "events"),
+}
+# warn when more than this share of the interactions a source names could not be attributed
+MAX_UNATTRIBUTED = 0.1
+_tables = itertools.count(1)
+
+
+def _literal(value: object) -> str:
+    """A Python value as a SQL literal: text quoted (quotes doubled), finite numbers, NULL, and a
+    dict as a MAP of such literals: the adapters' options are written into the SQL this way
+    (escaped, never as raw text), as their table macros need constants."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise ValueError(f"source option values must be finite numbers, got {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, Mapping) and value:
+        keys = ", ".join(_literal(str(k)) for k in value)
+        values = ", ".join(_literal(v) for v in value.values())
+        return f"MAP([{keys}], [{values}])"
+    raise ValueError(f"a source option must be text, a number or a non-empty dict, got {value!r}")
+
+
+def _calls(source: str, opened: Sequence[Source], options: Mapping[str, object]) -> dict[str, str]:
+    """The SQL calls of the source's rankings, events and unattributed macros, each with the
+    inputs and the options it takes."""
+    calls = {}
+    for part in ("rankings", "events", "unattributed"):
+        macro = MACROS[f"{source}_{part}"]
+        positional = [p for p in macro.params if p.default is None]
+        named = {p.name for p in macro.params if p.default is not None}
+        arguments = [_literal(s.name) for s in opened[: len(positional)]]
+        arguments += [f"{name} := {_literal(v)}" for name, v in options.items() if name in named]
+        calls[part] = f"{source}_{part}({', '.join(arguments)})"
+    return calls
+
+
+def adapted(
+    con: duckdb.DuckDBPyConnection,
+    source: str,
+    inputs: Sequence[object],
+    options: Mapping[str, object] | None = None,
+) -> tuple[Source, Source, str]:
+    """(rankings, events, unattributed call): temporary tables of ``con`` holding the source's
+    shown lists and attributed interactions in the report's contract (computed once, here: the
+    report reads its inputs several times, which would run a view's adapter each time), and the
+    SQL call that lists the interactions not attributed. ``inputs`` are the source's tables, files or data frames
+    (``SOURCES``: GA4 one export; UBI queries and events; Algolia responses and events);
+    ``options`` the adapters' named options (``attribution``, ``attribution_window``,
+    ``position_base``, ``event_types``, ``list_name``, as the source's macros take them)."""
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+    roles = SOURCES[source]
+    if len(inputs) != len(roles):
+        raise ValueError(
+            f"source {source!r} reads {len(roles)} input{'s' * (len(roles) > 1)} "
+            f"({', '.join(roles)}), got {len(inputs)}"
+        )
+    options = dict(options or {})
+    accepted = [p.name for p in MACROS[f"{source}_events"].params if p.default is not None]
+    unknown = [name for name in options if name not in accepted]
+    if unknown:
+        raise ValueError(
+            f"source {source!r} takes the options {', '.join(accepted) or 'none'}; "
+            f"got {', '.join(map(repr, unknown))}"
+        )
+    opened = [open_source(con, x, f"{source} {role}") for x, role in zip(inputs, roles)]
+    calls = _calls(source, opened, options)
+    tables = []
+    for part in ("rankings", "events"):
+        name = f"_ndcg_{source}_{part}_{next(_tables)}"
+        con.execute(f"CREATE TEMP TABLE {quoted(name)} AS SELECT * FROM {calls[part]}")
+        columns = con.sql("SELECT * FROM query_table(?) LIMIT 0", params=[name]).columns
+        label = f"{source}_{part}({', '.join(s.label for s in opened)})"
+        tables.append(Source(label, name, tuple(columns)))
+    return tables[0], tables[1], calls["unattributed"]
+
+
+def unattributed_warning(
+    con: duckdb.DuckDBPyConnection, source: str, events: Source, unattributed: str
+) -> str | None:
+    """One line when more than ``MAX_UNATTRIBUTED`` of the interactions the source names (its
+    event_types) could not be attributed to a search, with the count of each reason and the call
+    that lists them; None otherwise. Interactions of event types the source does not read
+    ('unknown event': GA4's view_item, begin_checkout, ...) are left out of the share."""
+    reasons = con.sql(
+        f"SELECT reason, count(*) FROM {unattributed} GROUP BY reason ORDER BY 2 DESC, 1"
+    ).fetchall()
+    named = [(reason, n) for reason, n in reasons if reason != "unknown event"]
+    missed = sum(n for _, n in named)
+    attributed = con.execute("SELECT count(*) FROM query_table(?)", [events.name]).fetchall()[0][0]
+    total = missed + attributed
+    if total == 0 or missed <= MAX_UNATTRIBUTED * total:
+        return None
+    share = f"{math.floor(100 * missed / total):.0f} %"
+    listed = ", ".join(f"{reason} {n:,}" for reason, n in named)
+    return (
+        f"{source}: {missed:,} of {total:,} interactions ({share}) could not be attributed to a "
+        f"search and are not graded ({listed}); list them: SELECT * FROM {unattributed}"
+    )
