@@ -92,6 +92,8 @@ _IR = {
     "SetP": _Spec("precision_at_k", ("rel", "judged_only"), at=None),
     "SetR": _Spec("recall_at_k", ("rel",), at=None),
     "SetF": _Spec("f1_at_k", ("rel", "beta", "judged_only"), at=None),
+    "SetAP": _Spec("set_ap", ("rel", "judged_only"), at=None),
+    "SetRelP": _Spec("set_rel_p", ("rel", "judged_only"), at=None),
     "NumQ": _Spec("num_q", (), at=None, summary="sum"),
     "NumRet": _Spec("num_ret", ("rel",), at=None, summary="sum"),
     "NumRel": _Spec("num_rel", ("rel",), at=None, summary="sum"),
@@ -107,7 +109,7 @@ _IR_ALIASES = {
     "NumRelRet": ("NumRet", {"rel": 1}),
 }
 # ir_measures measures this engine does not compute (named so the error says so, not "unknown")
-_IR_MISSING = ("ERR", "infAP", "SetAP", "SetRelP", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
+_IR_MISSING = ("ERR", "infAP", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
                "INST", "INSQ", "BPM", "Compat", "Accuracy", "StRecall", "alpha_nDCG", "NRBP")
 _IR_LOWER = {n.lower(): n for n in [*_IR, *_IR_ALIASES, *_IR_MISSING]}
 _DEFAULTS = {"rel": 1, "judged_only": False, "dcg": "log2", "p": 0.8, "beta": 1.0}
@@ -145,9 +147,9 @@ _TREC: dict[str, tuple[str | None, str | None, tuple]] = {
     "relative_P": (None, None, ()),
     "success": ("Success", "cutoff", (1, 5, 10)),
     "set_P": ("SetP", None, ()),
-    "set_relative_P": (None, None, ()),
+    "set_relative_P": ("SetRelP", None, ()),
     "set_recall": ("SetR", None, ()),
-    "set_map": (None, None, ()),
+    "set_map": ("SetAP", None, ()),
     "set_F": ("SetF", None, ()),
     "num_nonrel_judged_ret": ("NumNonRelJudgedRet", None, ()),
     "rbp": (None, None, ()),
@@ -378,6 +380,14 @@ def _checked(param: str, value: object, token: str) -> object:
         if not 0 <= level <= 1:
             raise bad("a recall level between 0 and 1")
         return level
+    if param == "mult":  # Rprec_mult: a multiple of R, the relevant rows
+        try:
+            mult = float(str(value))
+        except ValueError:
+            raise bad("a positive number (a multiple of the relevant rows)") from None
+        if not (math.isfinite(mult) and mult > 0):
+            raise bad("a positive number (a multiple of the relevant rows)")
+        return mult
     if param in ("rel", "min_rel"):
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad("a whole number (the least relevant grade)")
@@ -435,6 +445,37 @@ def _label(name: str, params: dict[str, object], spec: _Spec, extra: dict) -> st
 
 
 # --- trec_eval ---
+# trec_eval measures ir_measures has no name for: trec_eval name -> (engine metric, what the
+# .params list sets (None: no list), its default list, how a value prints in the measure's name)
+_TREC_ONLY: dict[str, tuple[str, str | None, tuple, str]] = {
+    "utility": ("utility", None, (), ""),
+    "11pt_avg": ("11pt_avg", None, (), ""),
+    "relative_P": ("relative_p", "cutoff", _CUTS, "{}"),
+    "Rprec_mult": ("rprec_mult", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+                   "{:.2f}"),
+}
+
+
+def _trec_only(name: str, args: str | None, token: str) -> list[Measure]:
+    """The Measures of a trec_eval-only measure (utility with its default coefficients 1, -1, 0,
+    0; 11pt_avg; relative_P at cutoffs; Rprec_mult at multiples of R), labelled as trec_eval
+    prints them."""
+    metric, sets, defaults, printed = _TREC_ONLY[name]
+    if sets is None:
+        if args is not None:
+            raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters here "
+                               "(utility: its default coefficients 1, -1, 0, 0 only)")
+        return [Measure(name, metric, (("threshold", 1),), trec=name)]
+    if args is not None and not args.strip():
+        raise MeasureError(f"measure {token!r}: an empty parameter list")
+    values = defaults if args is None else tuple(args.split(","))
+    result = []
+    for value in sorted({_checked(sets, v, token) for v in values}):  # type: ignore[type-var]
+        label = f"{name}_{printed.format(value)}"
+        result.append(Measure(label, metric, (("n", value), ("threshold", 1)), trec=label))
+    return result
+
+
 _TREC_SHAPE = re.compile(r"^([A-Za-z0-9_]+?)(?:[._]([0-9][0-9.,]*))?$")
 
 
@@ -452,6 +493,8 @@ def _trec_eval(token: str) -> list[Measure]:
         raise _Unknown(_unknown_message(token, [*_TREC, *NICKNAMES]))
     if name == "num_nonrel_judged_ret" and args is None:  # no ir_measures measure: its own label
         return [Measure("NumNonRelJudgedRet", name, (("threshold", 1),), summary="sum", trec=name)]
+    if name in _TREC_ONLY:
+        return _trec_only(name, args, token)
     label, sets, defaults = _TREC[name]
     if label is None:
         raise _NotComputed(f"measure {token!r}: trec_eval {name} is not computed by this engine")
@@ -550,9 +593,39 @@ _COUNTS = {  # metric -> its SQL over rel expression {r}, rank expression {k}, t
         "CASE WHEN j >= {c} THEN j / p END)), 0.0))[1]"
     ),
 }
+# the returned rows' relevance flags in trec_eval's order, and R, for the measures read from them
+_RELS = ("{{rels: list(coalesce({r} >= {t}, false) ORDER BY {k} ASC, _i DESC) "
+         "FILTER (WHERE {k} IS NOT NULL), relevant: count(*) FILTER (WHERE {r} >= {t})}}")
+_COUNTS.update({
+    # trec_eval set_map (ir_measures SetAP): relevant returned^2 / (returned x relevant)
+    "set_ap": ("CASE WHEN count({k}) > 0 AND count(*) FILTER (WHERE {r} >= {t}) > 0 THEN "
+               "(count({k}) FILTER (WHERE {r} >= {t}))::DOUBLE "
+               "* (count({k}) FILTER (WHERE {r} >= {t})) "
+               "/ (count({k})::DOUBLE * (count(*) FILTER (WHERE {r} >= {t}))) ELSE 0.0 END"),
+    # trec_eval set_relative_P (ir_measures SetRelP): relevant returned / min(returned, relevant)
+    "set_rel_p": ("CASE WHEN count({k}) > 0 AND count(*) FILTER (WHERE {r} >= {t}) > 0 THEN "
+                  "(count({k}) FILTER (WHERE {r} >= {t}))::DOUBLE "
+                  "/ least(count({k}), count(*) FILTER (WHERE {r} >= {t})) ELSE 0.0 END"),
+    # trec_eval utility with its default coefficients: +1 a relevant returned row, -1 another
+    "utility": "(2 * count({k}) FILTER (WHERE {r} >= {t}) - count({k}))",
+    # trec_eval relative_P_n: relevant among the first n returned / min(n, R); 0 when R is 0
+    "relative_p": ("list_transform([" + _RELS + "], lambda s: CASE WHEN s.relevant = 0 THEN 0.0 "
+                   "ELSE len(list_filter(s.rels[1:{n}], lambda h: h)) / least({n}, s.relevant) "
+                   "END)[1]"),
+    # trec_eval Rprec_mult_x: precision at c = (long)(x R + 0.9) rows (past the returned ones,
+    # the relevant returned / c); 0 when c is 0
+    "rprec_mult": ("list_transform([" + _RELS + "], lambda s: list_transform("
+                   "[floor({n} * s.relevant + 0.9)::BIGINT], lambda c: CASE WHEN c > 0 THEN "
+                   "len(list_filter(s.rels[1:c], lambda h: h)) / c ELSE 0.0 END)[1])[1]"),
+})
 # the level l of IPrec as a count of the R relevant rows: trec_eval 9 (and pytrec_eval, which
 # ir_measures runs) truncates l R + 0.9; trec_eval 10 rounds l R half away from zero (lround)
 _IPREC_COUNT = {"trec_eval_9": "floor(s.relevant * {l} + 0.9)", "trec_eval_10": "round(s.relevant * {l})"}
+# trec_eval 11pt_avg: the mean of the eleven interpolated precisions iprec_at_recall_0.00 ..
+# 1.00, each level's count of relevant rows rounded as trec_eval 10 rounds it
+_COUNTS["11pt_avg"] = "(" + " + ".join(
+    _COUNTS["iprec"].replace("{c}", _IPREC_COUNT["trec_eval_10"].replace("{l}", f"{level!r}::DOUBLE"))
+    for level in _RECALLS) + ") / 11.0"
 # over queries, summed one after the other in query order as trec_eval sums them (a mean on a
 # rounding boundary of the 4th decimal then prints as trec_eval prints it)
 _SUMMARIES = {
@@ -596,7 +669,8 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
             sql = template.format(
                 r=r, k=k,
                 t=bind(options.get("threshold", 1)) if "{t}" in template else "",
-                l=bind(options.get("recall", 0.0)) if "{l}" in template else "")
+                l=bind(options.get("recall", 0.0)) if "{l}" in template else "",
+                n=bind(options.get("n")) if "{n}" in template else "")
         else:
             named = "".join(
                 f", {name} := MAP({bind([g for g, _ in value])}, {bind([v for _, v in value])})"

@@ -163,6 +163,7 @@ VALUES = {
     "SetP": "pytrec_eval", "SetR": "pytrec_eval", "SetF": "pytrec_eval", "NumRet": "pytrec_eval",
     "NumRelRet": "pytrec_eval", "NumRel": "pytrec_eval", "AP(judged_only=True)": "pytrec_eval",
     "nDCG(judged_only=True)@3": "pytrec_eval", "P(rel=2,judged_only=True)@2": "pytrec_eval",
+    "SetAP": "pytrec_eval", "SetRelP": "pytrec_eval", "SetAP(rel=2)": "pytrec_eval",
 }
 
 
