@@ -63,9 +63,9 @@ SELECT event_id::VARCHAR AS event_id,
                      || derived_tstamp::VARCHAR || ''' (event '
                      || coalesce(event_id::VARCHAR, 'NULL') || ')')
            -- a TIMESTAMP WITH TIME ZONE (read_json's type for ISO text ending in Z) as UTC,
-           -- whatever the session's TimeZone
+           -- whatever the session's TimeZone (through its epoch: no ICU function needed)
            WHEN typeof(derived_tstamp) = 'TIMESTAMP WITH TIME ZONE' THEN
-               timezone('UTC', TRY_CAST(derived_tstamp AS TIMESTAMPTZ))
+               make_timestamp(epoch_us(TRY_CAST(derived_tstamp AS TIMESTAMPTZ)))
            ELSE coalesce(TRY_CAST(derived_tstamp AS TIMESTAMP),
                          error('duckdb_ndcg: derived_tstamp must be a TIMESTAMP or ISO 8601 text, '
                                || 'got ' || coalesce('''' || derived_tstamp::VARCHAR || ''' ('
