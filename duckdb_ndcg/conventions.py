@@ -218,6 +218,9 @@ _TABLE = (
     *(Macro(f"algolia_{m}", "table", (*required("responses_tbl", "events_tbl"),
                                       default("event_types", "NULL")))
       for m in ("events", "unattributed")),
+    Macro("snowplow_rankings", "table", (*required("tbl"), *GA4_SHOWN)),
+    *(Macro(f"snowplow_{m}", "table", (*required("tbl"), *GA4_OPTIONS))
+      for m in ("events", "unattributed")),
     # click logs: grades and position bias from impressions and clicks
     Macro("click_grades", "table", (*required("events_tbl"), CLICK_MODEL, *CLICK_LOG_OPTIONS,
                                     default("bins", "NULL"), default("min_impressions", "0"))),

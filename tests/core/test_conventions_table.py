@@ -205,6 +205,8 @@ _TABLES = {
     **{name: {"tbl": "'ga4_export'"} for name in ("ga4_rankings", "ga4_events", "ga4_unattributed")},
     **{f"ubi_{name}": _UBI for name in ("rankings", "events", "unattributed")},
     **{f"algolia_{name}": {"events_tbl": "'ubi_events'"} for name in ("events", "unattributed")},
+    **{f"snowplow_{name}": {"tbl": "'snowplow_atomic'"}
+       for name in ("rankings", "events", "unattributed")},
 }
 _EXTRA = {"ab_summary": ", baseline := 'a'"}
 _BAD = ("'bogus'", "NULL")
@@ -274,6 +276,15 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "CREATE TABLE ubi_events (application VARCHAR, action_name VARCHAR, query_id VARCHAR, "
             "session_id VARCHAR, client_id VARCHAR, timestamp VARCHAR, event_attributes "
             "STRUCT(object STRUCT(object_id VARCHAR), position STRUCT(ordinal INTEGER)))"
+        )
+        con.execute(  # an empty Snowplow table (tests/sources/test_snowplow.py has one with rows)
+            "CREATE TABLE snowplow_atomic (event_id VARCHAR, derived_tstamp TIMESTAMP, "
+            "domain_userid VARCHAR, user_id VARCHAR, domain_sessionid VARCHAR, "
+            "unstruct_event_com_snowplowanalytics_snowplow_ecommerce_snowplow_ecommerce_action_1 "
+            "STRUCT(type VARCHAR, name VARCHAR), "
+            "contexts_com_snowplowanalytics_snowplow_ecommerce_product_1 STRUCT(id VARCHAR, "
+            "price DOUBLE, quantity BIGINT, position BIGINT)[], "
+            "unstruct_event_com_snowplowanalytics_snowplow_site_search_1 STRUCT(terms VARCHAR[]))"
         )
         con.execute(
             "CREATE TABLE click_log AS SELECT * FROM (VALUES ('s', 'q', 'x', 1, 1), "

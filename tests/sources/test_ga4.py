@@ -18,6 +18,7 @@ from sklearn.metrics import ndcg_score
 
 import duckdb_ndcg
 from duckdb_ndcg import cli
+from duckdb_ndcg.sources import SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000  # 2023-11-14 22:13:20 UTC, in seconds; the export holds microseconds
@@ -408,7 +409,7 @@ def test_evaluate_takes_the_adapters_options(con: duckdb.DuckDBPyConnection, exp
 
 
 @pytest.mark.parametrize(("call", "message"), [
-    ({"source": "segment"}, "source must be one of ga4, ubi, algolia, got 'segment'"),
+    ({"source": "nope"}, f"source must be one of {', '.join(SOURCES)}, got 'nope'"),
     ({"source": "ga4", "events": "other"}, "source 'ga4' reads 1 input (export), got 2"),
     ({"source": "ga4", "source_options": {"window": "1 day"}},
      ("source 'ga4' takes the options attribution, attribution_window, event_types, "
