@@ -265,24 +265,23 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     ev.add_argument(
         "--source",
         choices=tuple(SOURCES),
-        help="a vendor's export read through its adapter: ga4 (RANKINGS is the export, no "
-        "EVENTS), ubi (RANKINGS ubi_queries, EVENTS ubi_events), algolia (RANKINGS the search "
-        "responses, EVENTS the Insights events)",
+        help="a vendor's export read through its adapter, RANKINGS (and EVENTS) its inputs: "
+        + "; ".join(f"{name}: {', '.join(roles)}" for name, roles in SOURCES.items()),
     )
     ev.add_argument(
         "--attribution",
         choices=ATTRIBUTION.choices,
-        help="--source ga4: an interaction goes to the last (default) or first showing of the item",
+        help="--source: an interaction goes to the last (default) or first showing of the item",
     )
     ev.add_argument(
         "--attribution-window",
-        help="--source ga4: how long after a showing an interaction counts, e.g. '30 minutes' "
+        help="--source: how long after a showing an interaction counts, e.g. '30 minutes' "
         "(default 1 day)",
     )
     ev.add_argument(
         "--position-base",
         choices=("auto", "0", "1"),
-        help="--source ga4, ubi: positions in the export start at 0 or 1 (default auto)",
+        help="--source: positions in the export start at 0 or 1 (default auto)",
     )
     ev.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
     ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 1,5,10 (default 10)")
@@ -653,7 +652,7 @@ def _source_arguments(args: argparse.Namespace) -> dict[str, object]:
     if args.source is None:
         if given:
             flags = ", ".join(cli_flag(n) for n in given)
-            raise UsageError(f"{flags}: applies only with --source (ga4, ubi or algolia)")
+            raise UsageError(f"{flags}: applies only with --source ({', '.join(SOURCES)})")
         if args.events is None:
             raise UsageError("EVENTS is missing (give the events, or --source ga4 with the export)")
         return {}
@@ -738,7 +737,7 @@ def _evaluate(args: argparse.Namespace) -> None:
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         relation.order(", ".join(map(quoted, keys))).to_table("_ndcg_result")  # computed once
         share = "any_value(mean_judged_at_k)" if args.summary else "avg(judged_at_k)"
-        events = args.events or args.rankings  # --source ga4: the export holds both
+        events = args.events or args.rankings  # a one-input source: the export holds both
         _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", events, slices)
         if not args.summary and "judged_at_k" not in asked:
             con.execute("ALTER TABLE _ndcg_result DROP COLUMN judged_at_k")

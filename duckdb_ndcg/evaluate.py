@@ -21,7 +21,7 @@ from duckdb_ndcg.inputs import (
     require_slices,
 )
 from duckdb_ndcg.macros import own_connection, register
-from duckdb_ndcg.sources import adapted, unattributed_warning
+from duckdb_ndcg.sources import SOURCES, adapted, unattributed_warning
 
 _SHAPES = ("report", "summary")
 _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
@@ -104,7 +104,7 @@ def evaluate(
         if warning is not None:
             warnings.warn(warning, stacklevel=2)
     elif source_options is not None:
-        raise ValueError("source_options applies only with source (ga4, ubi or algolia)")
+        raise ValueError(f"source_options applies only with source ({', '.join(SOURCES)})")
     elif events is None:
         raise ValueError("evaluate needs events (or source=... for a vendor's export)")
     else:

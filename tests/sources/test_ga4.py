@@ -415,7 +415,7 @@ def test_evaluate_takes_the_adapters_options(con: duckdb.DuckDBPyConnection, exp
      ("source 'ga4' takes the options attribution, attribution_window, event_types, "
       "position_base, list_name; got 'window'")),
     ({"source_options": {"attribution": "first"}},
-     "source_options applies only with source (ga4, ubi or algolia)"),
+     f"source_options applies only with source ({', '.join(SOURCES)})"),
     ({}, "evaluate needs events (or source=... for a vendor's export)"),
     ({"source": "ga4", "source_options": {"attribution": "middle"}},
      "attribution must be 'last' or 'first', got 'middle'"),
@@ -441,7 +441,7 @@ def test_cli_source(export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
     for argv, message in [
         (["evaluate", str(export)], "EVENTS is missing (give the events, or --source ga4"),
         (["evaluate", str(export), str(export), "--attribution", "first"],
-         "--attribution: applies only with --source (ga4, ubi or algolia)"),
+         f"--attribution: applies only with --source ({', '.join(SOURCES)})"),
     ]:
         assert cli.main(argv) == 2
         assert message in capsys.readouterr().err
