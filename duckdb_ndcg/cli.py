@@ -654,7 +654,9 @@ def _source_arguments(args: argparse.Namespace) -> dict[str, object]:
             flags = ", ".join(cli_flag(n) for n in given)
             raise UsageError(f"{flags}: applies only with --source ({', '.join(SOURCES)})")
         if args.events is None:
-            raise UsageError("EVENTS is missing (give the events, or --source ga4 with the export)")
+            single = ", ".join(n for n, roles in SOURCES.items() if len(roles) == 1)
+            raise UsageError(f"EVENTS is missing (give the events, or --source {single} with "
+                             "its export alone)")
         return {}
     return {"source": args.source, "source_options": given}
 

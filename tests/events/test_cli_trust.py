@@ -76,7 +76,7 @@ def _cli(*args: str, cwd: Path, **kwargs: object) -> subprocess.CompletedProcess
     [
         (["evaluate", "shown.csv", "events.csv", "--k", "x"], "duckdb-ndcg evaluate: --k: "),
         (["evaluate", "shown.csv", "events.csv", "--k", "0"], "--k: expected positive"),
-        (["evaluate", "shown.csv"], "duckdb-ndcg evaluate: the following arguments are required"),
+        (["evaluate", "shown.csv"], "duckdb-ndcg evaluate: EVENTS is missing (give the events"),
         (["evaluate", "shown.csv", "events.csv", "--ties", "no"], "--ties: invalid choice: 'no'"),
         (["evaluate", "shown.csv", "events.csv", "--bogus"], "unrecognized arguments: --bogus"),
         (["demo", "--k", "0"], "duckdb-ndcg demo: --k: expected a positive whole number"),

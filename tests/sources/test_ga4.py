@@ -439,7 +439,7 @@ def test_cli_source(export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
     expected = {(q, k): v for k in (3, 10) for q, v in _ndcg(_grades(ATTRIBUTED), k).items()}
     assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in got} == expected
     for argv, message in [
-        (["evaluate", str(export)], "EVENTS is missing (give the events, or --source ga4"),
+        (["evaluate", str(export)], "EVENTS is missing (give the events, or --source ga4, "),
         (["evaluate", str(export), str(export), "--attribution", "first"],
          f"--attribution: applies only with --source ({', '.join(SOURCES)})"),
     ]:
