@@ -24,6 +24,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "ga4": ("export",),
     "ubi": ("queries", "events"),
     "algolia": ("responses", "events"),
+    "segment": ("tracks",),
 }
 # warn when more than this share of the interactions a source names could not be attributed
 MAX_UNATTRIBUTED = 0.1

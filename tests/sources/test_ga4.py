@@ -408,7 +408,8 @@ def test_evaluate_takes_the_adapters_options(con: duckdb.DuckDBPyConnection, exp
 
 
 @pytest.mark.parametrize(("call", "message"), [
-    ({"source": "segment"}, "source must be one of ga4, ubi, algolia, got 'segment'"),
+    ({"source": "mixpanel"},
+     "source must be one of ga4, ubi, algolia, segment, got 'mixpanel'"),
     ({"source": "ga4", "events": "other"}, "source 'ga4' reads 1 input (export), got 2"),
     ({"source": "ga4", "source_options": {"window": "1 day"}},
      ("source 'ga4' takes the options attribution, attribution_window, event_types, "
