@@ -35,7 +35,7 @@ coalesce(
           || 'TIMESTAMP, got ' || coalesce('''' || _ndcg_json_text(ts) || '''', 'NULL')));
 
 -- _ndcg_segment_rows(tbl) -> TABLE(event_name, event_us BIGINT, event_at TIMESTAMP, user_id,
---                                  props JSON, search_term, list_id, device VARCHAR)
+--                                  anonymous_id, props JSON, search_term, list_id, device VARCHAR)
 -- One row per track call of a Segment export (internal), its fields read and checked: event,
 -- timestamp (_ndcg_segment_us), the user (userId, else anonymousId), properties as JSON (a
 -- STRUCT when read_json agreed on one, JSON or its text when the documents disagree), its query
@@ -48,6 +48,7 @@ SELECT "event"::VARCHAR AS event_name,
        _ndcg_segment_us("timestamp") AS _us,
        coalesce(nullif(_ndcg_json_text(userId), ''),
                 nullif(_ndcg_json_text(anonymousId), '')) AS user_id,
+       nullif(_ndcg_json_text(anonymousId), '') AS anonymous_id,
        properties::JSON AS props,
        json_extract_string(properties::JSON, '$.query') AS search_term,
        json_extract_string(properties::JSON, '$.list_id') AS list_id,
@@ -186,8 +187,9 @@ JOIN _ndcg_searches s USING (user_id, search_us);
 -- describe (product_id, price, quantity: 'Product Clicked', 'Product Added'); a call of a type
 -- event_types does not name, without a product_id (an 'Order Viewed', 'Signed In'), is no
 -- interaction. value is price × quantity (quantity 1 when absent). The showing is the latest
--- ('last') or earliest ('first') showing of the product to the user (userId, else anonymousId)
--- at or before the call and within its attribution window, as _ndcg_ga4_interactions.
+-- ('last') or earliest ('first') showing of the product to the user (userId, else anonymousId;
+-- a showing to the call's anonymousId counts too: searched before logging in, bought after) at
+-- or before the call and within its attribution window, as _ndcg_ga4_interactions.
 -- reason: 'unknown event', 'no item' (product_id NULL or empty), 'no user', 'never shown',
 -- 'outside the window'; NULL: attributed.
 CREATE OR REPLACE MACRO _ndcg_segment_interactions(tbl, attribution, attribution_window,
@@ -199,7 +201,8 @@ _ndcg_shown AS (
     SELECT * FROM _ndcg_segment_shown(tbl, position_base, list_id)
 ),
 _ndcg_products AS (
-    SELECT event_name, event_at, user_id, map_extract_value(_types, event_name) AS event_type,
+    SELECT event_name, event_at, user_id, anonymous_id,
+           map_extract_value(_types, event_name) AS event_type,
            nullif(json_extract_string(_item, '$.product_id'), '') AS item_id,
            json_extract_string(_item, '$.price') AS _price,
            json_extract_string(_item, '$.quantity') AS _quantity
@@ -212,8 +215,8 @@ _ndcg_products AS (
     CROSS JOIN _ndcg_options
 ),
 _ndcg_acts AS (
-    SELECT row_number() OVER () AS _row, event_name, event_at, user_id, NULL::VARCHAR AS session_id,
-           item_id, event_type,
+    SELECT row_number() OVER () AS _row, event_name, event_at, user_id, anonymous_id,
+           NULL::VARCHAR AS session_id, item_id, event_type,
            CASE
                WHEN _price IS NOT NULL AND TRY_CAST(_price AS DOUBLE) IS NULL THEN
                    error('duckdb_ndcg: properties price must be a number, got ''' || _price
@@ -230,15 +233,19 @@ _ndcg_acts AS (
     WHERE event_type IS NOT NULL OR item_id IS NOT NULL
 ),
 _ndcg_matched AS (
-    -- every earlier showing of the product to the user; the latest of them, and the earliest
-    -- within the window; equal times ordered by query and position (as GA4's)
+    -- every earlier showing of the product to the user, under its userId or its anonymousId
+    -- (a search made before logging in, a purchase after); the latest of them, and the
+    -- earliest within the window; equal times ordered by query and position (as GA4's)
     SELECT a._row,
            max({'t': s.shown_at, 'q': s.query_id, 'p': s.position}) AS _last,
            min({'t': s.shown_at, 'q': s.query_id, 'p': s.position})
                FILTER (WHERE s.shown_at >= a._from) AS _first
-    FROM _ndcg_acts a
+    FROM (SELECT _row, user_id AS _who, item_id, event_at, _from FROM _ndcg_acts
+          UNION ALL
+          SELECT _row, anonymous_id, item_id, event_at, _from FROM _ndcg_acts
+          WHERE anonymous_id <> user_id) a
     JOIN _ndcg_shown s
-        ON a.user_id = s.user_id AND a.item_id = s.item_id AND s.shown_at <= a.event_at
+        ON a._who = s.user_id AND a.item_id = s.item_id AND s.shown_at <= a.event_at
     GROUP BY a._row
 ),
 _ndcg_reasoned AS (
@@ -306,8 +313,9 @@ SELECT NULL::VARCHAR AS query_id FROM _ndcg_options WHERE NOT _ok;
 -- to the search (query_id of segment_rankings) that showed it, with the call's time, user and
 -- value (price × quantity). event_type is the contract's name of the event ('Product Clicked'
 -- 'click', 'Product Added' 'add_to_cart', 'Order Completed' 'purchase'), which ndcg_report's
--- default mapping grades 1, 2, 3. Segment calls carry no search: each is attributed by user,
--- product and time to a showing in segment_rankings at or before it, within its window:
+-- default mapping grades 1, 2, 3. Segment calls carry no search: each is attributed by user
+-- (its userId, or its anonymousId: a search made before logging in), product and time to a
+-- showing in segment_rankings at or before it, within its window:
 --   attribution        'last' (default): the latest such showing; 'first': the earliest.
 --   attribution_window NULL (default): 1 day for every event; an INTERVAL for all; or a MAP from
 --                      Segment event name to INTERVAL (MAP {'Product Clicked': INTERVAL 30
