@@ -205,6 +205,8 @@ _TABLES = {
     **{name: {"tbl": "'ga4_export'"} for name in ("ga4_rankings", "ga4_events", "ga4_unattributed")},
     **{f"ubi_{name}": _UBI for name in ("rankings", "events", "unattributed")},
     **{f"algolia_{name}": {"events_tbl": "'ubi_events'"} for name in ("events", "unattributed")},
+    **{f"segment_{name}": {"tbl": "'segment_tracks'"}
+       for name in ("rankings", "events", "unattributed")},
 }
 _EXTRA = {"ab_summary": ", baseline := 'a'"}
 _BAD = ("'bogus'", "NULL")
@@ -274,6 +276,10 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "CREATE TABLE ubi_events (application VARCHAR, action_name VARCHAR, query_id VARCHAR, "
             "session_id VARCHAR, client_id VARCHAR, timestamp VARCHAR, event_attributes "
             "STRUCT(object STRUCT(object_id VARCHAR), position STRUCT(ordinal INTEGER)))"
+        )
+        con.execute(  # empty Segment track calls (tests/sources/test_segment.py has some)
+            "CREATE TABLE segment_tracks (type VARCHAR, event VARCHAR, userId VARCHAR, "
+            "anonymousId VARCHAR, timestamp VARCHAR, properties JSON, context JSON)"
         )
         con.execute(
             "CREATE TABLE click_log AS SELECT * FROM (VALUES ('s', 'q', 'x', 1, 1), "
