@@ -40,9 +40,10 @@ coalesce(
 -- timestamp (_ndcg_segment_us), the user (userId, else anonymousId), properties as JSON (a
 -- STRUCT when read_json agreed on one, JSON or its text when the documents disagree), its query
 -- and list_id, and context.device.type. Calls of other types (page, identify) are left out; a
--- column the export lacks is DuckDB's binder error naming it.
+-- call delivered twice (Segment delivers at least once: the same messageId) is read once, its
+-- earliest copy; a column the export lacks is DuckDB's binder error naming it.
 CREATE OR REPLACE MACRO _ndcg_segment_rows(tbl) AS TABLE
-SELECT * EXCLUDE (_us), _us AS event_us, make_timestamp(_us) AS event_at
+SELECT * EXCLUDE (_us, _message), _us AS event_us, make_timestamp(_us) AS event_at
 FROM (
 SELECT "event"::VARCHAR AS event_name,
        _ndcg_segment_us("timestamp") AS _us,
@@ -52,10 +53,13 @@ SELECT "event"::VARCHAR AS event_name,
        properties::JSON AS props,
        json_extract_string(properties::JSON, '$.query') AS search_term,
        json_extract_string(properties::JSON, '$.list_id') AS list_id,
-       json_extract_string(context::JSON, '$.device.type') AS device
+       json_extract_string(context::JSON, '$.device.type') AS device,
+       nullif(_ndcg_json_text(messageId), '') AS _message
 FROM query_table(tbl)
 WHERE "type"::VARCHAR = 'track'
-);
+)
+QUALIFY _message IS NULL
+        OR row_number() OVER (PARTITION BY _message ORDER BY _us, props::VARCHAR) = 1;
 
 -- _ndcg_segment_shown(tbl, position_base, list_id)
 --   -> TABLE(query_id, item_id, position BIGINT, search_term, device, user_id, session_id,
@@ -275,7 +279,8 @@ FROM _ndcg_reasoned;
 --            device VARCHAR, user_id VARCHAR, session_id VARCHAR, shown_at TIMESTAMP)
 -- The shown lists of Segment ecommerce (spec v2) track calls (table `tbl`, a name, as they land
 -- in DuckDB from Segment's raw NDJSON read with read_json: type, event, userId, anonymousId,
--- timestamp ISO 8601, properties (a STRUCT, or JSON when the documents disagree), context), in
+-- timestamp ISO 8601, messageId, properties (a STRUCT, or JSON when the documents disagree),
+-- context), in
 -- the adapters' contract: one row per product a search showed, position 1 = first, with its
 -- time and user (userId, else anonymousId), session_id NULL (Segment has no standard session),
 -- and the slices search_term (properties.query) and device (context.device.type).

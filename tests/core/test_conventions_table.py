@@ -279,7 +279,8 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
         )
         con.execute(  # empty Segment track calls (tests/sources/test_segment.py has some)
             "CREATE TABLE segment_tracks (type VARCHAR, event VARCHAR, userId VARCHAR, "
-            "anonymousId VARCHAR, timestamp VARCHAR, properties JSON, context JSON)"
+            "anonymousId VARCHAR, messageId VARCHAR, timestamp VARCHAR, properties JSON, "
+            "context JSON)"
         )
         con.execute(
             "CREATE TABLE click_log AS SELECT * FROM (VALUES ('s', 'q', 'x', 1, 1), "

@@ -61,7 +61,7 @@ def _calls() -> list[dict]:
     T0). u1 is logged in (userId u1, anonymousId a1); 'anon-9' has only an anonymousId."""
     u1 = lambda s, event, props: _track(s, event, "u1", "a1", "mobile", props)
     anon = lambda s, event, props: _track(s, event, None, "anon-9", "tablet", props)
-    return [
+    calls = [
         # a list view before any search of u1: shows nothing in a search
         u1(-50, "Product List Viewed", _listed("search_results", _product("x", 0))),
         u1(-40, "Product Clicked", {"product_id": "x"}),                  # never shown
@@ -106,6 +106,11 @@ def _calls() -> list[dict]:
          "messageId": "ajs-page", "timestamp": _iso(0), "properties": {"path": "/"},
          "context": {"device": {"type": "mobile"}}},
     ]
+    # Segment delivers at least once: the order o1 and the search S2 arrive twice (same
+    # messageId, received later), each one message
+    repeated = [c for c in calls if c["properties"].get("order_id") == "o1"
+                or c["properties"].get("query") == "boots"]
+    return calls + [c | {"receivedAt": _iso(9_000)} for c in repeated]
 
 
 def _q(user: str, second: int) -> str:
@@ -196,6 +201,9 @@ def test_rankings_events_and_report(segment: duckdb.DuckDBPyConnection) -> None:
                       (S2, "boots", "mobile", "u1", None)]
     assert _events(segment) == ATTRIBUTED
     assert _reasons(segment) == UNATTRIBUTED
+    counted = segment.sql("SELECT (SELECT count(*) FROM segment_events('tracks')), "
+                          "(SELECT count(*) FROM segment_unattributed('tracks'))").fetchall()
+    assert counted == [(len(ATTRIBUTED), len(UNATTRIBUTED))]  # each product once
     segment.execute("CREATE TABLE shown AS SELECT * FROM segment_rankings('tracks')")
     segment.execute("CREATE TABLE events AS SELECT * FROM segment_events('tracks')")
     report = segment.sql("SELECT query_id, k, ndcg FROM ndcg_report('shown', 'events', "
