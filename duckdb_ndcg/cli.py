@@ -267,7 +267,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         choices=tuple(SOURCES),
         help="a vendor's export read through its adapter: ga4 (RANKINGS is the export, no "
         "EVENTS), ubi (RANKINGS ubi_queries, EVENTS ubi_events), algolia (RANKINGS the search "
-        "responses, EVENTS the Insights events)",
+        "responses, EVENTS the Insights events), segment (RANKINGS the track calls, no EVENTS)",
     )
     ev.add_argument(
         "--attribution",

@@ -389,6 +389,9 @@ def test_evaluate_reads_the_calls(tracks: Path) -> None:
     s1 = dict(zip(SHOWN[S1], _grades(ATTRIBUTED)[S1])) | {"b": 3.0}
     want = _ndcg({S1: [s1[i] for i in SHOWN[S1]]}, 10)[S1]
     assert {r[0]: r[2] for r in first}[S1] == pytest.approx(want, abs=1e-12)
+    with pytest.raises(ValueError, match=re.escape("source 'segment' reads 1 input (tracks), "
+                                                   "got 2")):
+        duckdb_ndcg.evaluate(str(tracks), str(tracks), source="segment")
 
 
 def test_cli_source(tracks: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -403,3 +406,13 @@ def test_cli_source(tracks: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
     with duckdb.connect() as con:
         got = con.sql(f"SELECT query_id, k, ndcg FROM '{out}'").fetchall()
     assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in got} == _expected()
+    # --attribution-window 30 minutes: r's click (30 min 1 s after S3) and s's add (33 min
+    # after) drop: S3 grades r 0, s 0, NDCG 0 (nothing to find); S1's events are within minutes
+    # except c's add the next day: S1 grades a 0, b 2, c 0, d 0, e 1, y 0
+    code = cli.main(["evaluate", str(tracks), "--source", "segment", "--k", "10",
+                     "--attribution-window", "30 minutes", "--output", str(out)])
+    assert code == 0, capsys.readouterr().err
+    with duckdb.connect() as con:
+        got = dict(con.sql(f"SELECT query_id, ndcg FROM '{out}'").fetchall())
+    assert got[S3] == pytest.approx(_ndcg({S3: [0.0, 0.0]}, 10)[S3], abs=1e-12)
+    assert got[S1] == pytest.approx(_ndcg({S1: [0, 2, 0, 0, 1, 0]}, 10)[S1], abs=1e-12)
