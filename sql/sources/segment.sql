@@ -86,7 +86,7 @@ _ndcg_searches AS (
 _ndcg_lists AS MATERIALIZED (
     -- a list view's products as [product_id, position] (all a page needs), narrow rows; read
     -- from the JSON once (materialized: the filter on its length below would otherwise be
-    -- pushed into this CTE and parse the products three times, 3x slower)
+    -- pushed into this CTE and parse the products three times; benchmarks/segment_adapter.py)
     SELECT user_id, event_us, event_at,
            list_transform(json_extract(props, '$.products[*]'),
                           lambda p: json_extract_string(p, ['$.product_id', '$.position']))
