@@ -142,6 +142,9 @@ GA4_SHOWN = (POSITION_BASE, default("list_name", "NULL"))
 GA4_OPTIONS = (ATTRIBUTION, default("attribution_window", "NULL"), default("event_types", "NULL"),
                *GA4_SHOWN)
 UBI_OPTIONS = (POSITION_BASE, default("event_types", "NULL"))
+SEGMENT_SHOWN = (POSITION_BASE, default("list_id", "NULL"))
+SEGMENT_OPTIONS = (ATTRIBUTION, default("attribution_window", "NULL"),
+                   default("event_types", "NULL"), *SEGMENT_SHOWN)
 
 # One macro a line or two, as a table reads (ruff format would give each parameter its own line).
 # fmt: off
@@ -215,6 +218,9 @@ _TABLE = (
     *(Macro(f"ubi_{m}", "table", (*required("queries_tbl", "events_tbl"), *UBI_OPTIONS))
       for m in ("rankings", "events", "unattributed")),
     Macro("algolia_rankings", "table", required("responses_tbl")),
+    Macro("segment_rankings", "table", (*required("tbl"), *SEGMENT_SHOWN)),
+    *(Macro(f"segment_{m}", "table", (*required("tbl"), *SEGMENT_OPTIONS))
+      for m in ("events", "unattributed")),
     *(Macro(f"algolia_{m}", "table", (*required("responses_tbl", "events_tbl"),
                                       default("event_types", "NULL")))
       for m in ("events", "unattributed")),

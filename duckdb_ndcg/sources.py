@@ -25,6 +25,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "ubi": ("queries", "events"),
     "algolia": ("responses", "events"),
     "snowplow": ("events",),
+    "segment": ("tracks",),
 }
 # warn when more than this share of the interactions a source names could not be attributed
 MAX_UNATTRIBUTED = 0.1

@@ -207,6 +207,8 @@ _TABLES = {
     **{f"algolia_{name}": {"events_tbl": "'ubi_events'"} for name in ("events", "unattributed")},
     **{f"snowplow_{name}": {"tbl": "'snowplow_atomic'"}
        for name in ("rankings", "events", "unattributed")},
+    **{f"segment_{name}": {"tbl": "'segment_tracks'"}
+       for name in ("rankings", "events", "unattributed")},
 }
 _EXTRA = {"ab_summary": ", baseline := 'a'"}
 _BAD = ("'bogus'", "NULL")
@@ -285,6 +287,11 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "contexts_com_snowplowanalytics_snowplow_ecommerce_product_1 STRUCT(id VARCHAR, "
             "price DOUBLE, quantity BIGINT, position BIGINT)[], "
             "unstruct_event_com_snowplowanalytics_snowplow_site_search_1 STRUCT(terms VARCHAR[]))"
+        )
+        con.execute(  # empty Segment track calls (tests/sources/test_segment.py has some)
+            "CREATE TABLE segment_tracks (type VARCHAR, event VARCHAR, userId VARCHAR, "
+            "anonymousId VARCHAR, messageId VARCHAR, timestamp VARCHAR, properties JSON, "
+            "context JSON)"
         )
         con.execute(
             "CREATE TABLE click_log AS SELECT * FROM (VALUES ('s', 'q', 'x', 1, 1), "
