@@ -73,16 +73,22 @@ def test_randomization_reproducible_and_order_free(con: duckdb.DuckDBPyConnectio
     assert con.execute(boot.format(2, "i")).fetchone()[0] != first
 
 
-def test_randomization_agrees_with_ranx(con: duckdb.DuckDBPyConnection) -> None:
-    """ranx's Fisher test (numpy's generator, p = X / R) on the same per-query data."""
-    from ranx.statistical_tests import fisher_randomization_test
-
+def fisher_inputs() -> tuple[list[float], list[float]]:
+    """The per-query values (control a, treatment b) ranx's Fisher test was run on
+    (tests/fixtures/ranx/record.py, case 'fisher')."""
     rng = np.random.default_rng(9)
     a = rng.beta(2, 3, 40)
     b = np.clip(a + rng.normal(0.04, 0.15, 40), 0, 1)
+    return a.tolist(), b.tolist()
+
+
+def test_randomization_agrees_with_ranx(con: duckdb.DuckDBPyConnection, recorded_ranx) -> None:
+    """ranx's Fisher test (numpy's generator, p = X / R, 20,000 permutations, its seed 42) on the
+    same per-query data; its p recorded once (ranx compiles it with numba: 15 s a fresh run)."""
+    a, b = fisher_inputs()
     ours = con.execute("SELECT randomization_test(b, a, resamples := 20000).p_value FROM "
-                       "(SELECT unnest(?) b, unnest(?) a)", [b.tolist(), a.tolist()]).fetchone()[0]
-    theirs = fisher_randomization_test(a, b, n_permutations=20000)[0]
+                       "(SELECT unnest(?) b, unnest(?) a)", [b, a]).fetchone()[0]
+    theirs = recorded_ranx("fisher", {"control": a}, {"treatment": b})["fisher"]["p"]
     # two independent estimates of the same p with R = 20000 each: 5 standard errors of their
     # difference, plus our 1 / (R + 1) offset
     assert abs(ours - theirs) <= 5 * np.sqrt(2 * theirs * (1 - theirs) / 20000) + 1 / 20001
