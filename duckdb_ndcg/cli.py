@@ -41,7 +41,15 @@ from duckdb_ndcg.inputs import (
     judged_warning,
     open_source,
 )
-from duckdb_ndcg.macros import OLDEST_STORAGE, created_sql, install, quoted, register, script
+from duckdb_ndcg.macros import (
+    OLDEST_STORAGE,
+    created_sql,
+    install,
+    literal,
+    quoted,
+    register,
+    script,
+)
 from duckdb_ndcg.measures import parse_measures, report_groups
 from duckdb_ndcg.sources import SOURCES
 
@@ -568,8 +576,8 @@ def _attach(con: duckdb.DuckDBPyConnection, db: str) -> None:
             f"--db {db} is not a DuckDB database file (give .parquet/.csv inputs as paths, "
             "without --db)"
         )
-    literal = "'" + db.replace("'", "''") + "'"  # DuckDB 1.4/1.5: ATTACH takes no ? parameter
-    con.execute(f"ATTACH {literal} AS ndcg_source (READ_ONLY)")
+    # DuckDB 1.4/1.5: ATTACH takes no ? parameter
+    con.execute(f"ATTACH {literal(db)} AS ndcg_source (READ_ONLY)")
     con.execute("SET search_path = 'memory.main,ndcg_source.main'")
 
 

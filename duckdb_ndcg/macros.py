@@ -239,8 +239,8 @@ def _too_old_sql(version: str = "version()") -> str:
     oldest = ".".join(map(str, OLDEST_DUCKDB))
     head, tail = _TOO_OLD.split("{this}")
     message = (
-        f"{_literal(head.format(oldest=oldest))} || {version} || "
-        f"{_literal(tail.format(oldest=oldest))}"
+        f"{literal(head.format(oldest=oldest))} || {version} || "
+        f"{literal(tail.format(oldest=oldest))}"
     )
     parts = f"string_split(regexp_extract({version}, '[0-9.]+'), '.')[1:3]::INTEGER[]"
     return (
@@ -259,7 +259,10 @@ def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _literal(text: str) -> str:
+def literal(text: str) -> str:
+    """``text`` as a SQL string literal, quotes doubled, for the statements that take no bound
+    parameter (COMMENT ON, ATTACH on DuckDB 1.4/1.5, a view's body): ``literal("it's")`` is
+    ``'it''s'``."""
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -275,7 +278,7 @@ def _comment(m: Macro, target: str) -> str:
     differently (EXCLUDE lists reordered, another version's spelling). No ``;`` in it, for the
     splitters ``script()`` serves."""
     kind = "MACRO TABLE" if m.table else "MACRO"
-    return f"COMMENT ON {kind} {target} IS {_literal(_MARK + _summary(m).replace(';', ','))}"
+    return f"COMMENT ON {kind} {target} IS {literal(_MARK + _summary(m).replace(';', ','))}"
 
 
 def _where(con: duckdb.DuckDBPyConnection, temporary: bool) -> tuple[str, str]:

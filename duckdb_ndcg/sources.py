@@ -17,7 +17,7 @@ import duckdb
 
 from duckdb_ndcg.conventions import MACROS
 from duckdb_ndcg.inputs import Source, open_source
-from duckdb_ndcg.macros import quoted
+from duckdb_ndcg.macros import literal, quoted
 
 # each source's inputs, in the order its macros take them
 SOURCES: dict[str, tuple[str, ...]] = {
@@ -32,7 +32,7 @@ MAX_UNATTRIBUTED = 0.1
 _tables = itertools.count(1)
 
 
-def _literal(value: object) -> str:
+def _value_sql(value: object) -> str:
     """A Python value as a SQL literal: text quoted (quotes doubled), finite numbers, NULL, and a
     dict as a MAP of such literals: the adapters' options are written into the SQL this way
     (escaped, never as raw text), as their table macros need constants."""
@@ -45,10 +45,10 @@ def _literal(value: object) -> str:
             raise ValueError(f"source option values must be finite numbers, got {value!r}")
         return repr(value)
     if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
+        return literal(value)
     if isinstance(value, Mapping) and value:
-        keys = ", ".join(_literal(str(k)) for k in value)
-        values = ", ".join(_literal(v) for v in value.values())
+        keys = ", ".join(_value_sql(str(k)) for k in value)
+        values = ", ".join(_value_sql(v) for v in value.values())
         return f"MAP([{keys}], [{values}])"
     raise ValueError(f"a source option must be text, a number or a non-empty dict, got {value!r}")
 
@@ -61,8 +61,8 @@ def _calls(source: str, opened: Sequence[Source], options: Mapping[str, object])
         macro = MACROS[f"{source}_{part}"]
         positional = [p for p in macro.params if p.default is None]
         named = {p.name for p in macro.params if p.default is not None}
-        arguments = [_literal(s.name) for s in opened[: len(positional)]]
-        arguments += [f"{name} := {_literal(v)}" for name, v in options.items() if name in named]
+        arguments = [_value_sql(s.name) for s in opened[: len(positional)]]
+        arguments += [f"{name} := {_value_sql(v)}" for name, v in options.items() if name in named]
         calls[part] = f"{source}_{part}({', '.join(arguments)})"
     return calls
 
