@@ -456,6 +456,15 @@ _TREC_ONLY: dict[str, tuple[str, str | None, tuple, str]] = {
 }
 
 
+def _trec_params(sets: str, args: str | None, defaults: tuple, token: str) -> list[object]:
+    """A trec_eval parameter list (``5,10`` of ``P.5,10``), or the measure's defaults without
+    one: each value checked as ``sets`` (cutoff, recall, mult), distinct, sorted."""
+    if args is not None and not args.strip():
+        raise MeasureError(f"measure {token!r}: an empty parameter list")
+    values = defaults if args is None else tuple(args.split(","))
+    return sorted({_checked(sets, v, token) for v in values})  # type: ignore[type-var]
+
+
 def _trec_only(name: str, args: str | None, token: str) -> list[Measure]:
     """The Measures of a trec_eval-only measure (utility with its default coefficients 1, -1, 0,
     0; 11pt_avg; relative_P at cutoffs; Rprec_mult at multiples of R), labelled as trec_eval
@@ -466,11 +475,8 @@ def _trec_only(name: str, args: str | None, token: str) -> list[Measure]:
             raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters here "
                                "(utility: its default coefficients 1, -1, 0, 0 only)")
         return [Measure(name, metric, (("threshold", 1),), trec=name)]
-    if args is not None and not args.strip():
-        raise MeasureError(f"measure {token!r}: an empty parameter list")
-    values = defaults if args is None else tuple(args.split(","))
     result = []
-    for value in sorted({_checked(sets, v, token) for v in values}):  # type: ignore[type-var]
+    for value in _trec_params(sets, args, defaults, token):
         label = f"{name}_{printed.format(value)}"
         result.append(Measure(label, metric, (("n", value), ("threshold", 1)), trec=label))
     return result
@@ -503,9 +509,6 @@ def _trec_eval(token: str) -> list[Measure]:
                            "not computed yet; nDCG(gains={1:3,2:9}) is ir_measures' form")
     if args is not None and sets is None:
         raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters")
-    if args is not None and not args.strip():
-        raise MeasureError(f"measure {token!r}: an empty parameter list")
-    values = list(defaults) if args is None else args.split(",")
     spec_name = re.split(r"[(@]", label)[0]
     summary = "gmean" if name.startswith("gm_") else _IR[spec_name].summary
     fixed = {"rel": 1} if name == "num_rel_ret" else {}
@@ -514,8 +517,7 @@ def _trec_eval(token: str) -> list[Measure]:
         result.append(_measure(spec_name, fixed, token, summary=summary, trec=name,
                                full_ideal=True))
         return result
-    checked = sorted({_checked(sets, v, token) for v in values})  # type: ignore[type-var]
-    for value in checked:
+    for value in _trec_params(sets, args, defaults, token):
         printed = f"{value:.2f}" if sets == "recall" else str(value)
         measure = _measure(spec_name, {**fixed, sets: value}, token, summary=summary,
                            trec=f"{name}_{printed}")
