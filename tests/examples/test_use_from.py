@@ -149,10 +149,11 @@ print("RESULT " + json.dumps({name: found[name] for name in sys.argv[2:]}))
 
 # Spark's code generation off, as in tests/portable/conftest.py's session: Spark compiles Java for
 # each query's stages before running them, most of the run on 200 queries; interpreted, the same
-# plans give the same rows (Spark falls back to them itself whenever codegen fails)
+# plans give the same rows (Spark falls back to them itself whenever codegen fails); and the JVM
+# options of tests/portable/conftest.py's session (the quick compiler, the serial collector)
 _SPARK_INTERPRETED = (
     "--conf spark.sql.codegen.wholeStage=false --conf spark.sql.codegen.factoryMode=NO_CODEGEN "
-    "pyspark-shell"
+    "--driver-java-options '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' pyspark-shell"
 )
 
 

@@ -171,6 +171,8 @@ def postgres_engine() -> Iterator[Engine]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+# The test JVMs' options: see spark_engine's docstring (tests/examples' Spark example uses them too)
+SPARK_TEST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 _SPARK_TYPES = {"TEXT": "STRING", "DOUBLE": "DOUBLE", "BIGINT": "BIGINT"}
 
 
@@ -183,7 +185,12 @@ def spark_engine() -> Iterator[Engine]:
     interpreted, the same plans give the same rows (Spark falls back to them itself whenever
     codegen fails), and what the tests prove is what Spark's parser, analyser and functions make
     of the SQL. Measured on 10 statements of to_sql, machine busy (load about 5): 1.56 -> 1.05 s
-    a statement warm, 43 -> 29 s cold (the first run of each); the same rows."""
+    a statement warm, 43 -> 29 s cold (the first run of each); the same rows.
+
+    The JVM's options (``SPARK_TEST_JVM``): the quick (C1) compiler only and the serial garbage
+    collector. On two shared cores, the optimising compiler's and the parallel collector's threads
+    compete with the one task thread for a JVM that lives a few minutes; 30 to_sql statements took
+    21.5-32.9 s instead of 58.7-85.5 s (two interleaved runs, load about 4)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as error:
@@ -198,6 +205,7 @@ def spark_engine() -> Iterator[Engine]:
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.codegen.wholeStage", "false")
             .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+            .config("spark.driver.extraJavaOptions", SPARK_TEST_JVM)
             .getOrCreate()
         )
     except Exception as error:  # noqa: BLE001 -- any JVM start-up failure
