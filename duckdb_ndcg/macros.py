@@ -17,6 +17,11 @@ _HEAD = "CREATE OR REPLACE MACRO "
 _NAME = re.compile(r"CREATE OR REPLACE MACRO (\w+)\(")
 # The end of a macro's signature: ``) AS TABLE`` makes a table macro, ``) AS`` a scalar one.
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\(")  # the names a text calls: `name(` or `name (`
+# Where _guard_calls has something to look at: a comment, a string literal or quoted identifier,
+# or a word's start (not after a letter, digit, _ or ., as in `x.ndcg(`); the rest is copied
+_BRACKET = re.compile(r"--|/\*|['\"()]")  # what _closing looks at: a bracket, or what _skip skips
+_NEXT = re.compile(r"--|/\*|['\"]|(?<![\w.])[A-Za-z_]")
 _KIND = re.compile(r"\)\s+AS\s+(TABLE\b)?", re.IGNORECASE)
 
 
@@ -86,9 +91,8 @@ def macros() -> tuple[Macro, ...]:
         if name in trail:
             raise RuntimeError(f"macros call each other in a cycle: {' -> '.join(trail + (name,))}")
         body = found[name].sql.split(_HEAD, 1)[1]
-        for callee in sorted(found):
-            if callee != name and re.search(rf"\b{callee}\s*\(", body):
-                visit(callee, trail + (name,))
+        for callee in sorted(found.keys() & set(_CALLED.findall(body)) - {name}):
+            visit(callee, trail + (name,))
         ordered[name] = found[name]
 
     for name in sorted(found):
@@ -132,12 +136,13 @@ def _skip(sql: str, i: int) -> int:
 def _closing(sql: str, start: int) -> int:
     """The index of the ``)`` closing the ``(`` at ``start``."""
     depth, i = 0, start
-    while i < len(sql):
+    while (found := _BRACKET.search(sql, i)) is not None:
+        i = found.start()
         after = _skip(sql, i)
         if after != i:
             i = after
             continue
-        depth += {"(": 1, ")": -1}.get(sql[i], 0)
+        depth += 1 if sql[i] == "(" else -1
         if depth == 0:
             return i
         i += 1
@@ -154,17 +159,18 @@ def _guard_calls(sql: str, names: frozenset[str]) -> str:
     out: list[str] = []
     i = 0
     while i < len(sql):
+        found = _NEXT.search(sql, i)
+        if found is None:
+            out.append(sql[i:])
+            break
+        out.append(sql[i : found.start()])
+        i = found.start()
         after = _skip(sql, i)
         if after != i:
             out.append(sql[i:after])
             i = after
             continue
-        inside = i and (sql[i - 1].isalnum() or sql[i - 1] in "_.")  # not a word's start
-        word = None if inside else _WORD.match(sql, i)
-        if word is None:
-            out.append(sql[i])
-            i += 1
-            continue
+        word = _WORD.match(sql, i)
         call = re.compile(r"\s*\(").match(sql, word.end())
         if word.group() not in names or call is None:
             out.append(word.group())
