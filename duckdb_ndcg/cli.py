@@ -738,14 +738,25 @@ def _evaluate(args: argparse.Namespace) -> None:
     asked = family.get("metrics", ["ndcg"])
     if not args.summary and "judged_at_k" not in asked:
         family["metrics"] = [*asked, "judged_at_k"]
+    # a per-query report with a chart is computed once, at every k the chart draws (1..max k):
+    # the output is its rows at --k, the chart reads them all (a summary's chart reads a
+    # per-query report of its own)
+    every_k = bool(page) and not args.summary
+    cuts = list(range(1, max(args.k) + 1)) if every_k else args.k
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
         _stage("reading, grading and reporting")
         shape = "summary" if args.summary else "report"
-        relation = evaluate(
-            args.rankings, args.events, k=args.k, shape=shape, **common, **family
-        )
+        relation = evaluate(args.rankings, args.events, k=cuts, shape=shape, **common, **family)
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
-        relation.order(", ".join(map(quoted, keys))).to_table("_ndcg_result")  # computed once
+        order = ", ".join(map(quoted, keys))
+        if not every_k:
+            relation.order(order).to_table("_ndcg_result")  # computed once
+        else:
+            relation.to_table("_ndcg_every_k")
+            asked_k = ", ".join(str(int(k)) for k in args.k)
+            con.table("_ndcg_every_k").filter(f"k IN ({asked_k})").order(order).to_table(
+                "_ndcg_result"
+            )
         share = "any_value(mean_judged_at_k)" if args.summary else "avg(judged_at_k)"
         events = args.events or args.rankings  # a one-input source: the export holds both
         _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", events, slices)
@@ -754,7 +765,10 @@ def _evaluate(args: argparse.Namespace) -> None:
         first_day = None
         if page and _is_time(relation, slices):  # one slice by day: NDCG@k over the days
             _stage("computing the trend for the chart")
-            per_query = evaluate(args.rankings, args.events, k=[max(args.k)], **common)
+            per_query = (
+                con.table("_ndcg_every_k") if every_k
+                else evaluate(args.rankings, args.events, k=[max(args.k)], **common)
+            )  # fmt: skip
             first_day, series = chart.trend_series(per_query, slices[0], max(args.k))
             title = f"Mean NDCG@{max(args.k)} per {slices[0]}"
             title += ", exponential gain" if args.gain == "exponential" else ""
@@ -762,8 +776,11 @@ def _evaluate(args: argparse.Namespace) -> None:
             chart.svg(series, title, first_day=first_day)  # fails before writing
         elif page:
             _stage("computing the NDCG@k curve for the chart")
-            cuts = list(range(1, max(args.k) + 1))
-            curve = evaluate(args.rankings, args.events, k=cuts, **common)
+            curve = (
+                con.table("_ndcg_every_k") if every_k
+                else evaluate(args.rankings, args.events, k=list(range(1, max(args.k) + 1)),
+                              **common)
+            )  # fmt: skip
             series = chart.curve_series(curve, slices, max_series=chart.MAX_SERIES)
             title = f"Mean NDCG@k, k = 1..{max(args.k)}"
             title += ", exponential gain" if args.gain == "exponential" else ""

@@ -314,3 +314,42 @@ def test_a_slice_by_day_draws_a_trend_over_the_days(
         )
     assert ">day</text>" in text and ">2024-03-01</text>" in text
     assert _texts_outside((tmp_path / "t.svg").read_text()) == []
+
+
+@pytest.mark.parametrize("slice_col", ["device", "day"])
+def test_a_report_with_a_chart_is_computed_once(
+    con: duckdb.DuckDBPyConnection,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    slice_col: str,
+) -> None:
+    """evaluate --chart (per query): one report at k = 1..max(--k), its rows at --k written and
+    all of them drawn (the NDCG@k curve, or a trend over days): not a second report for the chart.
+    The rows written are those of the same command without --chart."""
+    con.execute("ALTER TABLE shown ADD COLUMN day DATE")
+    con.execute("UPDATE shown SET day = DATE '2024-03-01' + (query_id[2:]::INTEGER % 2)")
+    for name in ("shown", "events"):
+        con.execute(f"COPY {name} TO '{tmp_path / name}.csv' (HEADER)")
+    calls = []
+    real = cli.evaluate
+
+    def counted(*args: object, **kwargs: object) -> duckdb.DuckDBPyRelation:
+        calls.append(kwargs["k"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "evaluate", counted)
+    files = [str(tmp_path / "shown.csv"), str(tmp_path / "events.csv")]
+    args = ["--slice-by", slice_col, "--k", "2,1"]
+    assert cli.main(["evaluate", *files, *args, "--output", str(tmp_path / "plain.csv")]) == 0
+    page = tmp_path / "c.html"
+    charted = [*args, "--output", str(tmp_path / "charted.csv"), "--chart", str(page)]
+    assert cli.main(["evaluate", *files, *charted]) == 0, capsys.readouterr().err
+    assert calls == [[2, 1], [1, 2]]  # the second command: one report, at k = 1..2
+    plain, drawn = ((tmp_path / n).read_text() for n in ("plain.csv", "charted.csv"))
+    assert drawn == plain and len(plain.splitlines()) == 1 + 4 * 2
+    text = page.read_text()
+    if slice_col == "device":  # the curve: mean NDCG@1 and @2 per device
+        assert "device=mobile" in text and "device=desktop" in text
+    else:  # the trend at the largest k: one point per day
+        assert len(re.findall(r"<title>NDCG@2: 2024-03-0[12] = ", text)) == 2
