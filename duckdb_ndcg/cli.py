@@ -24,6 +24,7 @@ from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare
 from duckdb_ndcg.conventions import (
     AP_DENOMINATOR,
     ATTRIBUTION,
+    CLI_SWITCHES,
     COLLAPSE,
     DEFAULT_EVENT_GRADES,
     GAIN,
@@ -60,43 +61,27 @@ _CHART_MAX_K = 1000  # the curve is computed for every k up to the largest --k
 _NUMBERS = {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint"}
 _NUMBERS |= {"uinteger", "ubigint", "uhugeint", "float", "double", "decimal"}
 
-# How the SQL macros and evaluate() name a setting, and the flag saying the same in this CLI:
-# every message from those layers is reworded through these two tables (see _cli_wording).
-_FLAGS = {
-    "query_col": "--query-col",
-    "item_col": "--item-col",
-    "position_col": "--position-col",
-    "score_col": "--score-col",
-    "event_col": "--event-col",
-    "time_col": "--time-col",
-    "slice_by": "--slice-by",
-    "tie_key": "--tie-key",
-    "full_ideal": "--full-ideal",
-    "mapping": "--mapping",
-    "collapse": "--collapse",
-    "ties": "--ties",
-    "gain": "--gain",
-    "k": "--k",
-    "max_grade": "--max-grade",
-    "metrics": "--metrics",
-    "threshold": "--threshold",
-    "denominator": "--denominator",
-    "p": "--p",
-    "empty_ideal": "--empty-ideal",
+# How the SQL macros and evaluate() name a setting, and the flag saying the same in this CLI
+# (conventions.cli_flag: ``query_col`` is ``--query-col``; CLI_SWITCHES: ``unknown := 'ignore'``
+# is ``--ignore-unknown``): every message from those layers is reworded (see _cli_wording).
+_REWORDED = (
+    "query_col", "item_col", "position_col", "score_col", "event_col", "time_col", "slice_by",
+    "tie_key", "full_ideal", "mapping", "collapse", "ties", "gain", "k", "max_grade", "metrics",
+    "threshold", "denominator", "p", "empty_ideal",
     # grades (click_grades)
-    **{name: cli_flag(name) for name in (
-        "model", "session_col", "click_col", "action_col", "start_date", "end_date", "max_rank",
-        "bins", "min_impressions")},
-}
-_SWITCHES = {
-    ("unknown", "ignore"): "--ignore-unknown",
-    ("duplicates", "allow"): "--allow-duplicates",
-}
+    "model", "session_col", "click_col", "action_col", "start_date", "end_date", "max_rank",
+    "bins", "min_impressions",
+)  # fmt: skip
+_FLAGS = {name: cli_flag(name) for name in _REWORDED}
+_SWITCHES = {(name, value): flag for name, (flag, value) in CLI_SWITCHES.items()}
 _SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown := 'ignore'
 _PARAMETER = re.compile(
     r"(?<![\w'\"-])(" + "|".join(n for n in _FLAGS if "_" in n) + r")(?:\[\d+\])?(?![\w'\"])"
 )
-_SUBJECT = re.compile(r"^(k|gain|ties|collapse|mapping|denominator|p|threshold|metrics)(?= )|(?<=\bin )(mapping)\b")
+# a message that starts with a one-word setting's name ("k must be ..."), or "... in mapping"
+_SUBJECT = re.compile(
+    r"^(" + "|".join(n for n in _FLAGS if "_" not in n) + r")(?= )|(?<=\bin )(mapping)\b"
+)
 
 
 # Exit codes: 0 done; 2 the command line is wrong (an unknown flag or value, a bad combination, an
