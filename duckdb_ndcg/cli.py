@@ -429,6 +429,18 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         help="with --keep: overwrite the file's own demo_* tables, and functions named like our "
         "macros that duckdb_ndcg did not create (default: refuse)",
     )
+    dm.add_argument(
+        "--source",
+        choices=("ga4",),
+        help="ga4: also write the log as a Google Analytics 4 BigQuery export (Parquet, the "
+        "export's own nested schema) and evaluate it through the GA4 adapter, as your own "
+        "export would be",
+    )
+    dm.add_argument(
+        "--export",
+        default="events_demo.parquet",
+        help="with --source: the export's file (default events_demo.parquet)",
+    )
     dm.set_defaults(run=_demo)
     trec.add_parser(sub).set_defaults(run=_trec)
     return parser
@@ -1120,6 +1132,7 @@ def _clear_demo_tables(con: duckdb.DuckDBPyConnection, keep: str, replace: bool)
 
 def _demo(args: argparse.Namespace) -> None:
     page = _target(args.chart, "--chart", _CHARTS, {})
+    export = args.source and _target(args.export, "--export", (".parquet",), {})
     if args.keep:  # DuckDB would open a .csv path as an in-memory database and keep nothing
         keep = _target(args.keep, "--keep", (".duckdb", ".db"), {})
         if keep.exists() and not _is_duckdb_file(keep):
@@ -1214,6 +1227,24 @@ def _demo(args: argparse.Namespace) -> None:
         )
     else:
         print(f"To query the log yourself, rerun with --keep {shlex.quote(keep)}, then:  {report}")
+    if export:
+        _demo_export(con, export, k)
+
+
+def _demo_export(con: duckdb.DuckDBPyConnection, export: Path, k: int) -> None:
+    """demo --source ga4: the log as a GA4 export, evaluated through the GA4 adapter."""
+    _stage("writing the GA4 export")
+    rows = demo.ga4_export(con, str(export))
+    summary = evaluate(
+        str(export), None, source="ga4", k=k, shape="summary", slice_by=["device"], con=con
+    ).order("device").fetchall()
+    print()
+    print(f"The same log as a GA4 BigQuery export: {export} ({rows} events: view_search_results, "
+          "view_item_list, select_item, add_to_cart, purchase)")
+    print(f"  read by the GA4 adapter, one search per session: mean NDCG@{k} "
+          + "; ".join(f"{row[0]} {row[3]:.4f} ({row[2]} searches)" for row in summary))
+    print(f"  Same report:  duckdb-ndcg evaluate {shlex.quote(str(export))} --source ga4 "
+          f"--summary --slice-by device --k {k}")
 
 
 _OUT_OF_MEMORY = (

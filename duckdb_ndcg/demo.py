@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
+from duckdb_ndcg.macros import literal
+
 # Every table generate() creates or replaces (demo_candidates only while it runs), and the start
 # of the comment it gives the two it keeps: how the CLI tells them from a user's tables.
 TABLES = ("demo_candidates", "demo_events", "demo_rankings")
@@ -109,3 +111,103 @@ def generate(con: duckdb.DuckDBPyConnection, *, queries: int = 2000, seed: int =
     con.execute("DROP TABLE demo_candidates")
     for table in ("demo_rankings", "demo_events"):
         con.execute(f"COMMENT ON TABLE {table} IS '{MARK} (seed {int(seed)}, {queries} queries)'")
+
+
+# The GA4 BigQuery export's columns that the ga4_* adapters read, in the export's own types
+# (event_params' value and items' fields as BigQuery writes them; more fields are ignored)
+_GA4_PARAM = (
+    "STRUCT(key VARCHAR, value STRUCT(string_value VARCHAR, int_value BIGINT, "
+    "float_value DOUBLE, double_value DOUBLE))"
+)
+_GA4_ITEM = (
+    "STRUCT(item_id VARCHAR, item_name VARCHAR, price DOUBLE, quantity BIGINT, "
+    "item_revenue DOUBLE, item_list_id VARCHAR, item_list_name VARCHAR, item_list_index VARCHAR)"
+)
+
+
+def ga4_export(con: duckdb.DuckDBPyConnection, path: str) -> int:
+    """Write the demo log (``generate`` first) as a Google Analytics 4 BigQuery export to the
+    Parquet file ``path``; returns its number of rows (events).
+
+    Each demo session is one user's session (``user_pseudo_id``, ``ga_session_id``) holding one
+    search: a ``view_search_results`` (``search_term`` = the query), then one ``view_item_list``
+    of the items the session was shown (``item_list_index`` 0-based, as many sites send it,
+    ``item_list_name`` ``'search results'``), then a ``select_item`` per click and an
+    ``add_to_cart`` / ``purchase`` per cart or purchase, which carry no list or search: the
+    ga4_* adapters attribute them to the showing. Times are INT64 microseconds, dates 'YYYYMMDD'.
+
+    Example::
+
+        generate(con, queries=200); ga4_export(con, "events_demo.parquet")
+        con.sql("CREATE VIEW ga4_export AS FROM 'events_demo.parquet'")
+        con.sql("SELECT * FROM ga4_rankings('ga4_export')")
+    """
+    price = f"round(5 + ({_hash(0, 'item_id')} % 9500) / 100.0, 2)"
+    item = (
+        "{{'item_id': item_id, 'item_name': 'Item ' || item_id, 'price': {price}, "
+        "'quantity': {quantity}, 'item_revenue': {revenue}, 'item_list_id': {list_id}, "
+        "'item_list_name': {list_name}, 'item_list_index': {index}}}"
+    )
+    shown_item = item.format(price=price, quantity="NULL", revenue="NULL",
+                             list_id="'search'", list_name="'search results'",
+                             index="(position - 1)::VARCHAR")  # fmt: skip
+    acted_item = item.format(
+        price=price,
+        quantity="CASE WHEN event_type = 'click' THEN NULL ELSE 1 END",
+        revenue=f"CASE WHEN event_type = 'purchase' THEN {price} END",
+        list_id="CASE WHEN event_type = 'click' THEN 'search' END",
+        list_name="CASE WHEN event_type = 'click' THEN 'search results' END",
+        index="CASE WHEN event_type = 'click' THEN (position - 1)::VARCHAR END",
+    )
+    param = (
+        "{{'key': {key}, 'value': {{'string_value': {text}, 'int_value': {number}, "
+        "'float_value': NULL, 'double_value': NULL}}}}"
+    )
+    session = param.format(key="'ga_session_id'", text="NULL", number="session_number")
+    term = param.format(key="'search_term'", text="query_id", number="NULL")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _demo_ga4 AS
+        WITH shown AS (
+            -- the items each session was shown: its impressions, in the order of their times
+            SELECT session_id, query_id, item_id, device, ts,
+                   row_number() OVER (PARTITION BY session_id ORDER BY ts, item_id) AS position
+            FROM demo_events WHERE event_type = 'impression'
+        ),
+        sessions AS (
+            SELECT session_id, any_value(query_id) AS query_id, any_value(device) AS device,
+                   min(ts) AS listed, dense_rank() OVER (ORDER BY session_id) AS session_number
+            FROM shown GROUP BY session_id
+        ),
+        acted AS (
+            SELECT e.session_id, e.item_id, e.event_type, e.ts, s.position
+            FROM demo_events AS e JOIN shown AS s USING (session_id, item_id)
+            WHERE e.event_type <> 'impression'
+        ),
+        rows AS (
+            SELECT session_id, listed - INTERVAL 1 SECOND AS ts, 'view_search_results' AS event_name,
+                   [{session}, {term}] AS params, []::{_GA4_ITEM}[] AS items
+            FROM sessions
+            UNION ALL
+            SELECT session_id, any_value(listed), 'view_item_list', any_value([{session}]),
+                   list({shown_item} ORDER BY position)
+            FROM shown JOIN sessions USING (session_id, query_id, device)
+            GROUP BY session_id
+            UNION ALL
+            SELECT session_id, ts,
+                   CASE event_type WHEN 'click' THEN 'select_item' ELSE event_type END,
+                   [{session}], [{acted_item}]
+            FROM acted JOIN sessions USING (session_id)
+        )
+        SELECT strftime(ts, '%Y%m%d') AS event_date, epoch_us(ts) AS event_timestamp,
+               event_name, params::{_GA4_PARAM}[] AS event_params,
+               'user-' || session_id AS user_pseudo_id,
+               {{'category': device}} AS device, items::{_GA4_ITEM}[] AS items,
+               {{'purchase_revenue': CASE WHEN event_name = 'purchase'
+                                          THEN items[1].item_revenue END}} AS ecommerce
+        FROM rows JOIN sessions USING (session_id)
+        ORDER BY event_timestamp, user_pseudo_id, event_name
+    """)
+    con.execute(f"COPY _demo_ga4 TO {literal(str(path))} (FORMAT PARQUET)")
+    rows = con.execute("SELECT count(*) FROM _demo_ga4").fetchone()[0]
+    con.execute("DROP TABLE _demo_ga4")
+    return int(rows)
