@@ -240,6 +240,12 @@ _TABLE = (
         ITEM_COL, default("position_col", "'position'"), default("click_col", "'click'"),
         default("propensity_col", "'propensity_score'"),
         default("probability_col", "'probability'"), default("query_col", "NULL"))),
+    Macro("slate_estimate", "table", (
+        *required("logs_tbl"),
+        Param("estimator", "'sips'", ("sips", "iips", "rips", "snsips", "sniips", "snrips")),
+        default("slate_col", "'slate_id'"), default("position_col", "'position'"),
+        default("reward_col", "'click'"), default("propensity_col", "'propensity_score'"),
+        default("evaluation_col", "'evaluation_propensity'"))),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),
