@@ -1,8 +1,10 @@
 -- slate_estimate(logs_tbl, estimator := 'sips', slate_col := 'slate_id',
 --                position_col := 'position', reward_col := 'click',
---                propensity_col := 'propensity_score', evaluation_col := 'evaluation_propensity')
+--                propensity_col := 'propensity_score', evaluation_col := 'evaluation_propensity',
+--                ci := 'none', conf := 0.95, resamples := 2000, seed := 42)
 --   -> TABLE(position, slates BIGINT, rows BIGINT, covered BIGINT, logged_reward DOUBLE,
---            estimate DOUBLE, relative DOUBLE, ess DOUBLE, max_weight DOUBLE, warning VARCHAR)
+--            estimate DOUBLE, ci_low DOUBLE, ci_high DOUBLE, relative DOUBLE, ess DOUBLE,
+--            max_weight DOUBLE, warning VARCHAR)
 -- Off-policy estimate of the reward per slate (a ranked list shown at once) a new ranking policy
 -- would get, from a slate log of the old one: one row per position, then all positions
 -- (position NULL). McInerney et al. 2020, "Counterfactual Evaluation of Slate Recommendations
@@ -22,6 +24,12 @@
 --                   'sniips', 'snrips': each position's rows normalised by that position's
 --                   mean w. As obp's SlateStandardIPS, SlateIndependentIPS,
 --                   SlateRewardInteractionIPS and their SelfNormalized* forms.
+--   ci              'none' (ci_low, ci_high NULL) or 'bootstrap': bootstrap_ci's percentile
+--                   interval (conf, resamples, seed as there) over the slates, each slate's
+--                   value its sum of reward × w / the normaliser (per position: that position's
+--                   term, 0 for a slate without it); the self-normalised forms keep the
+--                   normaliser of the whole log, as obp's estimate_interval does. Cost:
+--                   resamples × slates hash draws per position and once more overall.
 -- Output: slates, the slates logged (every position divides by them, so the positions add up
 -- to the overall row); rows; covered, rows with w > 0; logged_reward, Σ reward / slates;
 -- estimate; relative = estimate / logged_reward; ess, (Σ w)² / Σ w² over the position's rows
@@ -32,7 +40,9 @@
 CREATE OR REPLACE MACRO slate_estimate(logs_tbl, estimator := 'sips', slate_col := 'slate_id',
                                        position_col := 'position', reward_col := 'click',
                                        propensity_col := 'propensity_score',
-                                       evaluation_col := 'evaluation_propensity') AS TABLE
+                                       evaluation_col := 'evaluation_propensity',
+                                       ci := 'none', conf := 0.95, resamples := 2000,
+                                       seed := 42) AS TABLE
 WITH _ndcg_read AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = slate_col) AS _s,
            COLUMNS(lambda c: c = position_col) AS _p,
@@ -83,6 +93,9 @@ _ndcg_per_position AS (
                    error('duckdb_ndcg: estimator must be ''sips'', ''iips'', ''rips'', '
                          || '''snsips'', ''sniips'' or ''snrips'', got '
                          || coalesce('''' || estimator || '''', 'NULL'))
+               WHEN ci IS NULL OR ci NOT IN ('none', 'bootstrap') THEN
+                   error('duckdb_ndcg: ci must be ''none'' or ''bootstrap'', got '
+                         || coalesce('''' || ci || '''', 'NULL'))
                WHEN _null_key > 0 THEN
                    error('duckdb_ndcg: logs table ' || _name || ' has NULL in ' || slate_col
                          || ' or ' || position_col || ' (' || _null_key || ' rows)')
@@ -112,24 +125,58 @@ _ndcg_per_position AS (
                          || CASE WHEN _b_rises > 0 THEN propensity_col ELSE evaluation_col END
                          || ' of logs table ' || _name || ' grows in '
                          || greatest(_b_rises, _e_rises) || ' rows')
-               ELSE _sum_rw / nullif(CASE WHEN estimator = 'snsips' THEN _mean_w
-                                          WHEN estimator IN ('sniips', 'snrips') THEN _mean_w_p
-                                          ELSE 1 END, 0) / _slates
-           END AS _estimate,
+               ELSE true
+           END AS _checked,  -- every number below reads it, so no projection skips a check
+           _sum_rw / nullif(CASE WHEN estimator = 'snsips' THEN _mean_w
+                                 WHEN estimator IN ('sniips', 'snrips') THEN _mean_w_p
+                                 ELSE 1 END, 0) / _slates AS _value,
            _sum_w * _sum_w / nullif(_sum_w2, 0) AS _ess
     FROM _ndcg_positions, _ndcg_checks, _ndcg_names
 ),
+-- the interval: each row's term reward × w / the normaliser, a slate's value per position (0
+-- where it has none) and overall (its sum); NULL terms (ci 'none') leave bootstrap_ci
+-- nothing to draw
+_ndcg_terms AS (
+    SELECT o._s, o._p,
+           -- a bad row (the estimate's error names it) draws nothing
+           CASE WHEN ci = 'bootstrap' AND o._b > 0 AND o._b <= 1 AND o._e >= 0
+                     AND o._e <= 1 AND isfinite(o._r) THEN
+               o._r * o._w / nullif(CASE WHEN estimator = 'snsips' THEN c._mean_w
+                                         WHEN estimator IN ('sniips', 'snrips') THEN p._mean_w_p
+                                         ELSE 1 END, 0)
+           END AS _t
+    FROM _ndcg_ordered AS o
+    JOIN _ndcg_positions AS p ON p._p = o._p
+    CROSS JOIN _ndcg_checks AS c
+),
+_ndcg_slate_terms AS (
+    SELECT s._s, p._p, coalesce(t._t, CASE WHEN ci = 'bootstrap' THEN 0 END) AS _t
+    FROM (SELECT DISTINCT _s FROM _ndcg_ordered) AS s
+    CROSS JOIN _ndcg_positions AS p
+    LEFT JOIN _ndcg_terms AS t ON t._s = s._s AND t._p = p._p
+),
+_ndcg_intervals AS (
+    SELECT _p, bootstrap_ci(_t, 0, conf := conf, resamples := resamples, seed := seed) AS _ci
+    FROM _ndcg_slate_terms
+    GROUP BY _p
+    UNION ALL
+    SELECT NULL, bootstrap_ci(_t, 0, conf := conf, resamples := resamples, seed := seed)
+    FROM (SELECT _s, sum(_t) AS _t FROM _ndcg_slate_terms GROUP BY _s)
+),
 _ndcg_estimated AS (
-    SELECT _p, _slates, _rows, _covered, _logged, _estimate, coalesce(_ess, 0) AS _ess, _max_w
+    SELECT _p, _checked, _slates, _rows, _covered, _logged, _value, coalesce(_ess, 0) AS _ess,
+           _max_w
     FROM _ndcg_per_position
     UNION ALL
-    SELECT NULL, any_value(_slates), sum(_rows), sum(_covered), sum(_logged),
-           CASE WHEN count(_estimate) = count(*) THEN sum(_estimate) END,
+    SELECT NULL, bool_and(_checked), any_value(_slates), sum(_rows), sum(_covered),
+           sum(_logged), CASE WHEN count(_value) = count(*) THEN sum(_value) END,
            coalesce(min(_ess), 0), max(_max_w)
     FROM _ndcg_per_position
 )
-SELECT _p AS position, _slates AS slates, _rows AS rows, _covered AS covered,
+SELECT e._p AS position, _slates AS slates, _rows AS rows, _covered AS covered,
        _logged AS logged_reward, _estimate AS estimate,
+       CASE WHEN _checked AND _estimate IS NOT NULL THEN i._ci.ci_low END AS ci_low,
+       CASE WHEN _checked AND _estimate IS NOT NULL THEN i._ci.ci_high END AS ci_high,
        _estimate / nullif(_logged, 0) AS relative, _ess AS ess, _max_w AS max_weight,
        CASE
            WHEN _covered = 0 THEN
@@ -138,5 +185,6 @@ SELECT _p AS position, _slates AS slates, _rows AS rows, _covered AS covered,
                'effective sample size ' || round(_ess, 1) || ' is below 1 % of the ' || _slates
                || ' logged slates: the estimate rests on a few slates'
        END AS warning
-FROM _ndcg_estimated
+FROM (SELECT *, CASE WHEN _checked THEN _value END AS _estimate FROM _ndcg_estimated) AS e
+LEFT JOIN _ndcg_intervals AS i ON i._p IS NOT DISTINCT FROM e._p
 ORDER BY position NULLS LAST;
