@@ -249,6 +249,11 @@ _TABLE = (
         default("slate_col", "'slate_id'"), default("position_col", "'position'"),
         default("reward_col", "'click'"), default("propensity_col", "'propensity_score'"),
         default("evaluation_col", "'evaluation_propensity'"), *IPS_INTERVAL)),
+    Macro("ips_ndcg", "table", (
+        *required("logs_tbl", "ranking_tbl"), default("k", "10"),
+        default("propensity", "'power'"), default("eta", "1.0"), QUERY_COL, ITEM_COL,
+        default("position_col", "'position'"), default("session_col", "'session_id'"),
+        default("click_col", "'click'"), default("rnk_col", "'rnk'"))),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),
