@@ -312,7 +312,7 @@ DEFAULT_EVENT_GRADES: dict[str, int] = {
 
 # --- the CLI: each subcommand and the macro whose options its flags set ---
 CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg",
-                "grades": "click_grades"}
+                "grades": "click_grades", "ips": "ips_estimate"}
 # Intended differences from a plain ``--<name-with-dashes> VALUE`` flag:
 # an option whose only other value is a switch (the flag sets that value; absent: the default)
 CLI_SWITCHES = {
