@@ -46,7 +46,7 @@ def test_bootstrap_and_renamed_columns(tmp_path: Path) -> None:
         rows = list(csv.reader(f))
         rows[0] = ["item_id", "position", "click", "pscore"]
         csv.writer(g).writerows(rows)
-    flags = ["--ci", "bootstrap", "--resamples", "60", "--seed", "3", "--propensity-col",
+    flags = ["--ci", "bootstrap", "--resamples", "20", "--seed", "3", "--propensity-col",
              "pscore"]
     out = tmp_path / "ci.csv"
     assert cli.main(["ips", str(renamed), POLICY, *flags, "--output", str(out)]) == 0
@@ -72,7 +72,3 @@ def test_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err.strip()
     assert err.startswith("duckdb-ndcg ips: propensity_score of logs table ")
     assert err.endswith("must be a probability in (0, 1] (1 rows are NULL, 0 or above 1)")
-    over = tmp_path / "over.csv"
-    over.write_text("item_id,position,probability\n1,1,0.7\n2,1,0.6\n")
-    assert cli.main(["ips", LOGS, str(over)]) == cli.DATA
-    assert "at position 1 sum to more than 1" in capsys.readouterr().err
