@@ -2,7 +2,7 @@
 --          query_col := 'query_id', item_col := 'item_id', position_col := 'position',
 --          session_col := 'session_id', click_col := 'click', rnk_col := 'rnk')
 --   -> TABLE(query_id, searches BIGINT, clicked BIGINT, ips_dcg DOUBLE, ips_ndcg DOUBLE,
---            max_weight DOUBLE)
+--            max_weight DOUBLE, warning VARCHAR)
 -- Propensity-weighted click DCG and NDCG of a new ranking from a click log (Joachims,
 -- Swaminathan, Schnabel 2017, "Unbiased Learning-to-Rank with Biased Feedback", the IPS
 -- estimate of an additive metric with λ(rank) = 1 / log2(1 + rank); Agarwal et al. 2019):
@@ -22,7 +22,8 @@
 -- Output per query, then all searches (query_id NULL): searches; clicked, the searches with a
 -- click; ips_dcg, the mean DCG_s over all searches (one without clicks scores 0: the unbiased
 -- estimate of the new ranking's DCG of relevance); ips_ndcg, the mean NDCG_s over the clicked
--- searches (a search without clicks has no ideal); max_weight, the largest 1 / p of a click.
+-- searches (a search without clicks has no ideal); max_weight, the largest 1 / p of a click;
+-- warning, when the new ranking has no row for a logged query (a key mismatch would score 0).
 -- Example: SELECT * FROM ips_ndcg('clicks', 'new_run', propensity := 'bias', k := 5);
 CREATE OR REPLACE MACRO ips_ndcg(logs_tbl, ranking_tbl, k := 10, propensity := 'power',
                                  eta := 1.0, query_col := 'query_id', item_col := 'item_id',
@@ -153,7 +154,8 @@ _ndcg_ideal AS (
     FROM _ndcg_clicked
 ),
 _ndcg_per_search AS (
-    SELECT s._s, s._q, c._dcg, c._idcg, c._max_w
+    SELECT s._s, s._q, c._dcg, c._idcg, c._max_w,
+           s._q IN (SELECT _q FROM _ndcg_ranking) AS _ranked
     FROM (SELECT DISTINCT _s, _q FROM _ndcg_logged) AS s
     LEFT JOIN (
         SELECT _s, _q,
@@ -168,7 +170,14 @@ _ndcg_per_search AS (
 SELECT _q AS query_id, count(*) AS searches, count(_idcg) AS clicked,
        CASE WHEN any_value(_checked) THEN avg(coalesce(_dcg, 0)) END AS ips_dcg,
        CASE WHEN any_value(_checked) THEN avg(_dcg / _idcg) END AS ips_ndcg,
-       CASE WHEN any_value(_checked) THEN max(_max_w) END AS max_weight
+       CASE WHEN any_value(_checked) THEN max(_max_w) END AS max_weight,
+       CASE WHEN count(DISTINCT _q) FILTER (WHERE NOT _ranked) > 0 THEN
+           CASE WHEN GROUPING(_q) = 0 THEN 'the new ranking has no row for this query: it '
+                                           || 'scores 0'
+                ELSE count(DISTINCT _q) FILTER (WHERE NOT _ranked) || ' of the '
+                     || count(DISTINCT _q) || ' logged queries have no row in the new '
+                     || 'ranking: they score 0' END
+       END AS warning
 FROM _ndcg_per_search, _ndcg_valid
 GROUP BY GROUPING SETS ((_q), ())
 ORDER BY GROUPING(_q), query_id;

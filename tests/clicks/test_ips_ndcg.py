@@ -59,6 +59,16 @@ def test_by_hand(small: duckdb.DuckDBPyConnection) -> None:
             [x for r in expected for x in r[3:]], abs=1e-15), options
 
 
+def test_query_not_ranked_warns(small: duckdb.DuckDBPyConnection) -> None:
+    small.execute("CREATE OR REPLACE TABLE q1_run AS SELECT * FROM ndcg_run WHERE query_id = 'q1'")
+    got = small.execute("SELECT query_id, ips_dcg, warning FROM ips_ndcg('ndcg_clicks', "
+                        "'q1_run')").fetchall()
+    assert got == [("q1", pytest.approx((4 + L3) / 3), None),
+                   ("q2", 0.0, "the new ranking has no row for this query: it scores 0"),
+                   (None, pytest.approx((4 + L3) / 4),
+                    "1 of the 2 logged queries have no row in the new ranking: they score 0")]
+
+
 def python_ips_ndcg(rows: list[dict], ranking: dict, k: int, p) -> dict:
     """The README's definition, written independently of the SQL: {query (None: all):
     (searches, clicked, ips_dcg, ips_ndcg)}."""
