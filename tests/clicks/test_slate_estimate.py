@@ -183,10 +183,14 @@ def test_readme_recipe(obp_slates: duckdb.DuckDBPyConnection) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start = readme.index("CREATE TABLE scored AS")
     recipe = readme[start:readme.index("```", start)]
-    obp_slates.execute("CREATE OR REPLACE VIEW slates AS SELECT * FROM obp_slates")
-    obp_slates.execute("CREATE OR REPLACE TABLE new_ranking AS SELECT * FROM (VALUES (4, 1), "
+    # the session's connection is shared: the recipe's tables under this module's names
+    for name, ours in (("slates AS s", "obp_slates AS s"), ("new_ranking AS n", "slate_run AS n"),
+                       ("TABLE scored", "OR REPLACE TABLE slate_scored"),
+                       ("'scored'", "'slate_scored'")):
+        assert name in recipe
+        recipe = recipe.replace(name, ours)
+    obp_slates.execute("CREATE OR REPLACE TABLE slate_run AS SELECT * FROM (VALUES (4, 1), "
                        "(2, 2), (1, 3)) v(item_id, position)")
-    obp_slates.execute("DROP TABLE IF EXISTS scored")
     create, select = recipe.split(";")[:2]
     obp_slates.execute(create)
     got = obp_slates.execute(select).fetchall()
