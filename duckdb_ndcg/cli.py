@@ -71,6 +71,8 @@ _REWORDED = (
     # grades (click_grades)
     "model", "session_col", "click_col", "action_col", "start_date", "end_date", "max_rank",
     "bins", "min_impressions",
+    # ips (ips_estimate)
+    "estimator", "clip", "propensity_col", "probability_col", "ci", "resamples", "seed", "conf",
 )  # fmt: skip
 _FLAGS = {name: cli_flag(name) for name in _REWORDED}
 _SWITCHES = {(name, value): flag for name, (flag, value) in CLI_SWITCHES.items()}
@@ -359,6 +361,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     ev.set_defaults(run=_evaluate)
     _compare_parser(sub)
     _grades_parser(sub)
+    _ips_parser(sub)
     ins = sub.add_parser("install", help="persist the macros into a DuckDB database file")
     ins.add_argument("database", help="the .duckdb file to create or add the macros to")
     ins.add_argument(
@@ -1361,6 +1364,104 @@ def _click_grades(args: argparse.Namespace) -> None:
         _emit(con, "_ndcg_result", output, args.format)
     else:
         _show(con.table("_ndcg_result"))
+
+
+# --- ips: ips_estimate of a new ranking policy from a logged one; flags from the conventions
+# table, only the help text written here
+_IPS_HELP = {
+    "estimator": "ips: Σ click × w / rows; snips: Σ click × w / Σ w; clipped: weights capped "
+                 "at --clip (w = new probability / logged propensity; default ips)",
+    "clip": "the largest weight of --estimator clipped (a number > 0)",
+    "item_col": "item column of both files (default item_id)",
+    "position_col": "position column of both files (default position)",
+    "click_col": "click column of the log, true/1 or false/0 (default click)",
+    "propensity_col": "the logging policy's probability of each logged row, in (0, 1] "
+                      "(default propensity_score)",
+    "probability_col": "the new policy's probability of an (item, position), in [0, 1], "
+                       "summing to at most 1 per position (default probability)",
+    "query_col": "a policy per query: the query column of both files (default: one policy)",
+    "ci": "bootstrap: a percentile bootstrap interval, ci_low and ci_high (default none)",
+    "conf": "confidence level of --ci bootstrap (default 0.95)",
+    "resamples": "resamples of --ci bootstrap (default 2000)",
+    "seed": "seed of --ci bootstrap: the same seed, the same interval (default 42)",
+}
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+def _ips_parser(sub: argparse._SubParsersAction) -> None:
+    ips = sub.add_parser(
+        "ips",
+        help="the click rate a new ranking policy would get, estimated from a logged one (IPS)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""\
+Off-policy estimate (ips_estimate) of the click rate of a new ranking policy from the log of the
+one that ran: per position, then all rows (position empty): rows, covered, logged_ctr,
+estimate, ci_low, ci_high, relative, ess, max_weight, warning.
+
+  LOGS    one row per logged impression: item_id, position, click, propensity_score
+  POLICY  the new policy: item_id, position, probability (a deterministic ranking: 1)
+Each may be a .parquet/.csv file or a table of --db.""",
+    )
+    ips.add_argument("logs", help="the log: a .parquet/.csv file, a table of --db, or -")
+    ips.add_argument("policy", help="the new policy: a .parquet/.csv file or a table of --db")
+    ips.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
+    kinds = {"clip": _positive_float, "conf": float, "resamples": int, "seed": int}
+    for param in MACROS["ips_estimate"].params:
+        if param.default is None:
+            continue
+        default = _python_default(param.default) if param.name != "conf" else float(
+            param.default)
+        ips.add_argument(
+            cli_flag(param.name),
+            default=default,
+            type=kinds.get(param.name, str),
+            choices=param.choices or None,
+            help=_IPS_HELP[param.name],
+        )
+    ips.add_argument(
+        "--output", help="write the result to a .csv, .json or .parquet file, or - for stdout"
+    )
+    ips.add_argument(
+        "--format", choices=_STDOUT_FORMATS, help="with --output -: csv (default) or json"
+    )
+    ips.set_defaults(run=_ips)
+
+
+def _ips(args: argparse.Namespace) -> None:
+    inputs = {Path(text).resolve(): f"{role} file" for text, role in (
+        (args.logs, "logs"), (args.policy, "policy")) if Path(text).is_file()}
+    if args.db:
+        inputs[Path(args.db).resolve()] = "--db file"
+    if args.estimator == "clipped" and args.clip is None:
+        raise UsageError("--estimator clipped needs --clip <the largest weight, a number > 0>")
+    output = _output(args, inputs)
+    con = _connect()
+    if args.db:
+        _attach(con, args.db)
+    _open_inputs(con, args, {"logs": "logs", "policy": "policy"})
+    register(con)
+    options = {p.name: getattr(args, p.name) for p in MACROS["ips_estimate"].params[2:]}
+    arguments = ", ".join(f"{name} := ?" for name in options)
+    _stage("estimating")
+    relation = con.sql(f"SELECT * FROM ips_estimate(?, ?, {arguments})",
+                       params=[args.logs, args.policy, *options.values()])
+    relation.to_table("_ndcg_result")
+    if output:
+        _emit(con, "_ndcg_result", output, args.format)
+    else:
+        _show(con.table("_ndcg_result"))
+    for (warning,) in con.sql("SELECT DISTINCT warning FROM _ndcg_result "
+                              "WHERE warning IS NOT NULL").fetchall():
+        print(f"duckdb-ndcg ips: warning: {warning}", file=sys.stderr)
 
 
 def _first_line(error: BaseException) -> str:

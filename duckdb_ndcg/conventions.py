@@ -132,6 +132,8 @@ CLICK_LOG_OPTIONS = (  # the columns of an impression/click log and the rows rea
     default("click_col", "'click'"), default("action_col", "NULL"), default("time_col", "NULL"),
     default("start_date", "NULL"), default("end_date", "NULL"), default("max_rank", "20"),
 )
+IPS_INTERVAL = (Param("ci", "'none'", ("none", "bootstrap")), CONF,
+                default("resamples", "2000"), default("seed", "42"))  # bootstrap_ci's
 CLICK_MODEL = Param("model", "'coec'",
                     ("coec", "ctr", "dctr", "cascade", "sdbn", "pbm", "dbn"))
 
@@ -239,7 +241,19 @@ _TABLE = (
         Param("estimator", "'ips'", ("ips", "snips", "clipped")), default("clip", "NULL"),
         ITEM_COL, default("position_col", "'position'"), default("click_col", "'click'"),
         default("propensity_col", "'propensity_score'"),
-        default("probability_col", "'probability'"), default("query_col", "NULL"))),
+        default("probability_col", "'probability'"), default("query_col", "NULL"),
+        *IPS_INTERVAL)),
+    Macro("slate_estimate", "table", (
+        *required("logs_tbl"),
+        Param("estimator", "'sips'", ("sips", "iips", "rips", "snsips", "sniips", "snrips")),
+        default("slate_col", "'slate_id'"), default("position_col", "'position'"),
+        default("reward_col", "'click'"), default("propensity_col", "'propensity_score'"),
+        default("evaluation_col", "'evaluation_propensity'"), *IPS_INTERVAL)),
+    Macro("ips_ndcg", "table", (
+        *required("logs_tbl", "ranking_tbl"), default("k", "10"),
+        default("propensity", "'power'"), default("eta", "1.0"), QUERY_COL, ITEM_COL,
+        default("position_col", "'position'"), default("session_col", "'session_id'"),
+        default("click_col", "'click'"), default("rnk_col", "'rnk'"))),
     # statistics: aggregates over per-query values (b = ranker B, a = ranker A), and p_adjust
     Macro("paired_ttest", "stats", (*required("b", "a"), CONF, SHIFT)),
     Macro("welch_ttest", "stats", (*required("value", "is_b"), CONF, SHIFT)),
@@ -298,7 +312,7 @@ DEFAULT_EVENT_GRADES: dict[str, int] = {
 
 # --- the CLI: each subcommand and the macro whose options its flags set ---
 CLI_COMMANDS = {"evaluate": "ndcg_report", "compare": "compare_summary", "sql": "ndcg",
-                "grades": "click_grades"}
+                "grades": "click_grades", "ips": "ips_estimate"}
 # Intended differences from a plain ``--<name-with-dashes> VALUE`` flag:
 # an option whose only other value is a switch (the flag sets that value; absent: the default)
 CLI_SWITCHES = {

@@ -298,6 +298,8 @@ def data() -> Iterator[duckdb.DuckDBPyConnection]:
             "('s', 'q', 'y', 2, 0)) t(session_id, query_id, item_id, position, click)"
         )
         con.execute("ALTER TABLE click_log ADD COLUMN propensity_score DOUBLE DEFAULT 0.5")
+        for column in ("slate_id VARCHAR DEFAULT 's'", "evaluation_propensity DOUBLE DEFAULT 0.5"):
+            con.execute(f"ALTER TABLE click_log ADD COLUMN {column}")  # slate_estimate's
         con.execute("CREATE TABLE click_policy AS SELECT 'x' AS item_id, 1 AS position, "
                     "1.0 AS probability")
         yield con
