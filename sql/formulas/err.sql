@@ -70,16 +70,17 @@ coalesce(list_reduce(
 -- doubles the time to bind what is inside it (design_timings.md: one level more around the
 -- class merge made err ten times slower to bind).
 CREATE OR REPLACE MACRO _ndcg_expected_err(groups, stops, m) AS
-list_transform([{gs: list_filter(groups, lambda g: g.c > 0), ts: list_sort(stops),
+list_transform([{gs: list_filter(groups, lambda g: g.marked > 0), ts: list_sort(stops),
                  tmax: list_max(list_transform(stops, lambda x: x.t))}], lambda v:
 list_transform([list_transform(list_transform(v.gs, lambda g: {
-    s: g.s, n: g.n, a: g.a, c: g.c,
+    start: g.start, size: g.size, before: g.before, marked: g.marked,
     -- w: the group's slots up to m; d: its mean R over all n rows (grade 0 counts as 0)
-    w: least(g.n, m - g.s + 1),
+    w: least(g.size, m - g.start + 1),
     -- (indexed, not list_slice: a slice of the captured list per group copies it)
-    d: list_sum(list_transform(range(g.c), lambda i: 1.0 - v.ts[g.a + 1 + i].t)) / g.n}),
+    d: list_sum(list_transform(range(g.marked), lambda i: 1.0 - v.ts[g.before + 1 + i].t))
+       / g.size}),
     lambda g: {
-    s: g.s, n: g.n, a: g.a, c: g.c, w: g.w,
+    start: g.start, size: g.size, before: g.before, marked: g.marked, w: g.w,
     -- u: the slots kept, the first J = ceil(42 / d) when that is fewer than w (see above)
     u: CASE WHEN g.d * g.w <= 42 THEN g.w ELSE ceil(42 / g.d)::BIGINT END})],
 lambda hs:
@@ -90,18 +91,20 @@ coalesce(list_reduce(list_concat(
         -- and before a stop rows of t <= tmax, whose P <= tmax^a, reach e^-42
         list_slice(hs, 1, least(
             coalesce(list_position(list_transform(hs, lambda g: g.u < g.w), true), len(hs)),
-            len(list_filter(hs, lambda g: g.a * -ln(v.tmax) < 42)))),
+            len(list_filter(hs, lambda g: g.before * -ln(v.tmax) < 42)))),
         lambda g: list_transform(
         -- ebar_0 .. ebar_u of the group: its n - c rows of t = 1, then each class of more than
         -- u rows at once (r: its size; there is none when c <= u), then the other stop rows one
         -- at a time (r: 0; all of them in order of t when c <= u)
         [list_reduce(list_concat(
             [list_reduce(list_concat(
-                [{r: (g.n - g.c)::BIGINT,
+                [{r: (g.size - g.marked)::BIGINT,
                   e: list_transform(range(g.u + 1), lambda j:
-                                    CASE WHEN j <= g.n - g.c THEN 1.0 ELSE 0.0 END::DOUBLE)}],
-                CASE WHEN g.c > g.u THEN list_filter(_ndcg_err_classes(v.ts, g.a, g.c, g.u),
-                                                     lambda x: x.r > 0) END),
+                                    CASE WHEN j <= g.size - g.marked THEN 1.0 ELSE 0.0
+                                    END::DOUBLE)}],
+                CASE WHEN g.marked > g.u
+                     THEN list_filter(_ndcg_err_classes(v.ts, g.before, g.marked, g.u),
+                                      lambda x: x.r > 0) END),
                 -- x.r rows of t = x.e[1] into the acc.r rows so far: slot by slot, q[i + 1] =
                 -- P(i of the first j slots hold the class's rows) t^i, a hypergeometric
                 -- (convex) recurrence in j, and ebar'_j = sum_i q[i + 1] ebar_{j - i}
@@ -118,10 +121,11 @@ coalesce(list_reduce(list_concat(
                                  + x.e[1] * coalesce(z.q[i], 0.0) * (x.r - i + 1))
                                 / greatest(acc.r + x.r - y.q[1], 1))}).o,
                     list_transform(range(g.u - least(g.u, acc.r + x.r)), lambda j: 0.0::DOUBLE))})],
-            CASE WHEN g.c > g.u THEN list_filter(_ndcg_err_classes(v.ts, g.a, g.c, g.u),
-                                                 lambda x: x.r = 0)
-                 ELSE list_transform(range(g.c),
-                                     lambda i: {r: 0::BIGINT, e: [v.ts[g.a + 1 + i].t::DOUBLE]})
+            CASE WHEN g.marked > g.u
+                 THEN list_filter(_ndcg_err_classes(v.ts, g.before, g.marked, g.u),
+                                  lambda x: x.r = 0)
+                 ELSE list_transform(range(g.marked), lambda i:
+                                     {r: 0::BIGINT, e: [v.ts[g.before + 1 + i].t::DOUBLE]})
             END),
             -- one row: ebar_0 stays 1 (acc.e[0] is NULL) and ebar_j beyond the rows stays 0
             lambda acc, x: {r: acc.r + 1, e: list_transform(acc.e, lambda e, j:
@@ -131,5 +135,5 @@ coalesce(list_reduce(list_concat(
         -- drops every later group), x: its term / P}
         lambda e: {p: CASE WHEN g.u < g.w THEN 0.0 ELSE e[-1] END,
                    x: coalesce(list_sum(list_transform(range(len(e) - 1),
-                                   lambda j: (e[j + 1] - e[j + 2]) / (g.s + j))), 0.0)})[1])),
+                                   lambda j: (e[j + 1] - e[j + 2]) / (g.start + j))), 0.0)})[1])),
     lambda acc, y: {p: acc.p * y.p, x: acc.x + acc.p * y.x}).x, 0.0::DOUBLE))[1])[1];

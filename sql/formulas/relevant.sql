@@ -37,10 +37,11 @@ END;
 -- Without ties it is 1.0 or 0.0, as trec_eval success.k.
 CREATE OR REPLACE MACRO _ndcg_expected_hit(groups, m) AS
 1.0 - coalesce(list_aggregate(list_transform(groups, lambda g: CASE
-    WHEN g.c = 0 THEN 1.0::DOUBLE
-    WHEN g.s + g.n - 1 <= m THEN 0.0::DOUBLE
-    ELSE list_aggregate(list_transform(range(0, m - g.s + 1),
-                                       lambda i: (g.n - g.c - i)::DOUBLE / (g.n - i)), 'product')
+    WHEN g.marked = 0 THEN 1.0::DOUBLE
+    WHEN g.start + g.size - 1 <= m THEN 0.0::DOUBLE
+    ELSE list_aggregate(list_transform(range(0, m - g.start + 1),
+                                       lambda i: (g.size - g.marked - i)::DOUBLE / (g.size - i)),
+                        'product')
 END), 'product'), 1.0);
 
 -- _ndcg_expected_hits(groups, m): the expected number of marked rows (relevant, say) among the
@@ -49,7 +50,7 @@ END), 'product'), 1.0);
 -- up to m shows c w / n of them on average; without ties the plain count.
 CREATE OR REPLACE MACRO _ndcg_expected_hits(groups, m) AS
 coalesce(list_sum(list_transform(groups, lambda g:
-    g.c * greatest(least(g.n, m - g.s + 1), 0)::DOUBLE / g.n)), 0.0::DOUBLE);
+    g.marked * greatest(least(g.size, m - g.start + 1), 0)::DOUBLE / g.size)), 0.0::DOUBLE);
 
 -- _ndcg_expected_rr(groups, m): the expected reciprocal rank of the first relevant row within the
 -- first m positions when every tie group is in a uniformly random order (internal); groups from
@@ -59,13 +60,13 @@ coalesce(list_sum(list_transform(groups, lambda g:
 -- over the offsets i <= n - c with s + i <= m (a running product: list_reduce over the offsets).
 -- 0.0 when no relevant row is before the cut; 1 / position without ties (trec_eval recip_rank).
 CREATE OR REPLACE MACRO _ndcg_expected_rr(groups, m) AS
-coalesce(list_transform(list_filter(groups, lambda g: g.c > 0)[1:1], lambda g: list_reduce(
-    list_transform(range(0, least(g.n - g.c, m - g.s) + 1), lambda i: {
-        p: CASE WHEN g.n - 1 - i > 0 THEN (g.n - g.c - i)::DOUBLE / (g.n - 1 - i)
+coalesce(list_transform(list_filter(groups, lambda g: g.marked > 0)[1:1], lambda g: list_reduce(
+    list_transform(range(0, least(g.size - g.marked, m - g.start) + 1), lambda i: {
+        p: CASE WHEN g.size - 1 - i > 0 THEN (g.size - g.marked - i)::DOUBLE / (g.size - 1 - i)
                 ELSE 0.0::DOUBLE END,
-        w: 1.0::DOUBLE / (g.s + i)}),
+        w: 1.0::DOUBLE / (g.start + i)}),
     lambda acc, x: {p: acc.p * x.p, w: acc.w + acc.p * x.w},
-    {p: g.c::DOUBLE / g.n, w: 0.0::DOUBLE}).w)[1], 0.0::DOUBLE);
+    {p: g.marked::DOUBLE / g.size, w: 0.0::DOUBLE}).w)[1], 0.0::DOUBLE);
 
 -- _ndcg_expected_ap_sum(groups, m): the expected sum of precision@p over the positions p <= m of
 -- the relevant rows when every tie group is in a uniformly random order: average precision before
@@ -77,9 +78,11 @@ coalesce(list_transform(list_filter(groups, lambda g: g.c > 0)[1:1], lambda g: l
 --   c / n * sum_{q = s .. min(s + n - 1, m)} (1 + a + (q - s) (c - 1) / (n - 1)) / q
 -- ((c - 1) / (n - 1) read as 0 when n = 1). Without ties: the sum of (1 + a) / p, as trec_eval.
 CREATE OR REPLACE MACRO _ndcg_expected_ap_sum(groups, m) AS
-coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.c > 0), lambda g:
-    g.c::DOUBLE / g.n * list_sum(list_transform(range(g.s, least(g.s + g.n - 1, m) + 1), lambda q:
-        (1.0 + g.a + CASE WHEN g.n > 1 THEN (q - g.s) * (g.c - 1.0) / (g.n - 1) ELSE 0.0 END)
+coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.marked > 0), lambda g:
+    g.marked::DOUBLE / g.size
+    * list_sum(list_transform(range(g.start, least(g.start + g.size - 1, m) + 1), lambda q:
+        (1.0 + g.before
+         + CASE WHEN g.size > 1 THEN (q - g.start) * (g.marked - 1.0) / (g.size - 1) ELSE 0.0 END)
         / q)))), 0.0::DOUBLE);
 
 -- _ndcg_expected_ap_retrieved(groups, m): the expected average precision with denominator
@@ -106,32 +109,38 @@ coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.c > 0), lambda 
 CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m) AS
 list_transform(
     [{g: groups[-1], s0: _ndcg_expected_ap_sum(list_slice(groups, 1, len(groups) - 1), m)}],
-    lambda v: list_transform([{s: v.g.s, n: v.g.n, c: v.g.c, a: v.g.a, w: m - v.g.s + 1, s0: v.s0,
+    lambda v: list_transform([{start: v.g.start, size: v.g.size, marked: v.g.marked,
+                 before: v.g.before, w: m - v.g.start + 1, s0: v.s0,
                  -- sum_u 1 / (s + u) and sum_u u / (s + u) over the group's slots before the cut
-                 sa: list_sum(list_transform(range(m - v.g.s + 1), lambda u: 1.0 / (v.g.s + u))),
-                 sb: list_sum(list_transform(range(m - v.g.s + 1), lambda u: u / (v.g.s + u))),
+                 sa: list_sum(list_transform(range(m - v.g.start + 1),
+                                             lambda u: 1.0 / (v.g.start + u))),
+                 sb: list_sum(list_transform(range(m - v.g.start + 1),
+                                             lambda u: u / (v.g.start + u))),
                  -- the counts x kept: those within tau = sqrt(21 min(w, n - w)) of the mean
                  -- w c / n (at least the nearest whole numbers), the others weigh < 2 e^-42
-                 lo: greatest(0, m - v.g.s + 1 - (v.g.n - v.g.c),
-                              floor((m - v.g.s + 1) * v.g.c / v.g.n
-                                    - sqrt(21 * least(m - v.g.s + 1, v.g.n - (m - v.g.s + 1)))))
+                 lo: greatest(0, m - v.g.start + 1 - (v.g.size - v.g.marked),
+                              floor((m - v.g.start + 1) * v.g.marked / v.g.size
+                                    - sqrt(21 * least(m - v.g.start + 1,
+                                                      v.g.size - (m - v.g.start + 1)))))
                          ::BIGINT,
-                 hi: least(v.g.c, m - v.g.s + 1,
-                           ceil((m - v.g.s + 1) * v.g.c / v.g.n
-                                + sqrt(21 * least(m - v.g.s + 1, v.g.n - (m - v.g.s + 1)))))
+                 hi: least(v.g.marked, m - v.g.start + 1,
+                           ceil((m - v.g.start + 1) * v.g.marked / v.g.size
+                                + sqrt(21 * least(m - v.g.start + 1,
+                                                  v.g.size - (m - v.g.start + 1)))))
                          ::BIGINT}],
     lambda g: list_transform([list_reduce(list_concat(
         [{q: 1.0::DOUBLE, f: 0.0::DOUBLE, d: 0.0::DOUBLE}],
         list_transform(range(g.lo, g.hi + 1), lambda x: {
             -- P(x) / P(x - 1), and 1 for the first term
             q: CASE WHEN x = g.lo THEN 1.0
-                    ELSE (g.c - x + 1.0) * (g.w - x + 1) / (x * (g.n - g.c - g.w + x)) END::DOUBLE,
+                    ELSE (g.marked - x + 1.0) * (g.w - x + 1)
+                         / (x * (g.size - g.marked - g.w + x)) END::DOUBLE,
             -- the expected sum of precision given x, divided by the a + x rows retrieved
-            f: CASE WHEN g.a + x = 0 THEN 0.0
-                    ELSE (g.s0 + x / g.w * ((1.0 + g.a) * g.sa
+            f: CASE WHEN g.before + x = 0 THEN 0.0
+                    ELSE (g.s0 + x / g.w * ((1.0 + g.before) * g.sa
                                             + CASE WHEN g.w > 1 THEN (x - 1.0) / (g.w - 1) * g.sb
                                                    ELSE 0.0 END))
-                         / (g.a + x) END::DOUBLE,
+                         / (g.before + x) END::DOUBLE,
             d: 0.0::DOUBLE})),
         -- (acc.q * e.q written out each time: a list to bind it per step cost 20x the step)
         lambda acc, e: CASE
@@ -152,9 +161,10 @@ list_transform(
 CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant) AS
 -- both lists bound once: as macro arguments they may be whole expressions
 list_transform([{rel: rel_groups, non: non_groups}], lambda gs:
-    coalesce(list_sum(list_transform(gs.rel, lambda g, j: CASE WHEN g.c > 0 THEN
-        g.c * list_avg(list_transform(range(0, gs.non[j].c + 1), lambda x: CASE
-            WHEN gs.non[j].a + x = 0 THEN 1.0::DOUBLE
-            ELSE 1.0 - least(gs.non[j].a + x, relevant)::DOUBLE / least(nonrelevant, relevant)
+    coalesce(list_sum(list_transform(gs.rel, lambda g, j: CASE WHEN g.marked > 0 THEN
+        g.marked * list_avg(list_transform(range(0, gs.non[j].marked + 1), lambda x: CASE
+            WHEN gs.non[j].before + x = 0 THEN 1.0::DOUBLE
+            ELSE 1.0 - least(gs.non[j].before + x, relevant)::DOUBLE
+                       / least(nonrelevant, relevant)
         END))
     END)), 0.0::DOUBLE))[1];

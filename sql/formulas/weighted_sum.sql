@@ -54,9 +54,9 @@ list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_dep
     ELSE list_transform([{
         rows: list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m])),
         weights: flatten(list_transform(_ndcg_tie_groups(r), lambda g: list_resize(
-            []::DOUBLE[], g.c, coalesce(list_sum(list_transform(
-                range(g.s, least(g.s + g.n - 1, r.m) + 1),
-                lambda q: _ndcg_weight(q, weight, param))), 0.0) / g.n)))}],
+            []::DOUBLE[], g.marked, coalesce(list_sum(list_transform(
+                range(g.start, least(g.start + g.size - 1, r.m) + 1),
+                lambda q: _ndcg_weight(q, weight, param))), 0.0) / g.size)))}],
         lambda rw: coalesce(list_aggregate(
             list_transform(rw.rows, lambda x, i: x.g * rw.weights[i]), 'fsum'), 0.0))[1]
 END)[1];

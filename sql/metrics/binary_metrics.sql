@@ -141,8 +141,8 @@ list_transform(
                            -- holds relevant and other rows
                            retrieved: CASE WHEN denominator = 'retrieved'
                                             AND coalesce(list_bool_or(list_transform(r.groups,
-                                                lambda g: g.c > 0 AND g.c < g.n
-                                                          AND g.s + g.n - 1 > r.m)), false)
+                                                lambda g: g.marked > 0 AND g.marked < g.size
+                                                          AND g.start + g.size - 1 > r.m)), false)
                                       THEN _ndcg_expected_ap_retrieved(r.groups, r.m) END})[1]
     END],
     lambda a: _ndcg_empty(

@@ -52,9 +52,8 @@ CASE
                 -- a tie group before the cut holding a row that may stop the user and another
                 -- row: the expectation over its orders; otherwise the order is known
                 WHEN ties = 'average'
-                     AND coalesce(list_bool_or(list_transform(r.groups,
-                                                              lambda g: g.c > 0 AND g.n > 1)),
-                                  false) THEN
+                     AND coalesce(list_bool_or(list_transform(
+                             r.groups, lambda g: g.marked > 0 AND g.size > 1)), false) THEN
                     _ndcg_expected_err(
                         r.groups,
                         list_transform(list_filter(r.rows, lambda x: x.r IS NOT NULL),
@@ -66,8 +65,8 @@ CASE
                     list_transform([list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m]))],
                         -- a group's stop row is the (a + 1)th stop row before the cut by key
                         lambda ts: _ndcg_err_in_order(list_transform(
-                            list_filter(r.groups, lambda g: g.c > 0),
-                            lambda g: {q: g.s, r: ts[g.a + 1].g})))[1]
+                            list_filter(r.groups, lambda g: g.marked > 0),
+                            lambda g: {q: g.start, r: ts[g.before + 1].g})))[1]
                 ELSE _ndcg_err_in_order(list_filter(
                     list_transform(r.in_order, lambda x, q: {q: q, r: x}), lambda x: x.r > 0))
             END)[1])[1]
