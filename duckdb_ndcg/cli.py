@@ -1322,8 +1322,9 @@ def _click_grades(args: argparse.Namespace) -> None:
     _open_inputs(con, args, {"events": "events"})
     options = {p.name: getattr(args, p.name) for p in MACROS["click_grades"].params[1:]}
     _stage("grading")
-    relation = click_grades(args.events, con=con, **options)  # registers the macros
-    relation.order("query_id, item_id").to_table("_ndcg_result")
+    with _warnings_to_stderr("duckdb-ndcg grades"):
+        relation = click_grades(args.events, con=con, **options)  # registers the macros
+        relation.order("query_id, item_id").to_table("_ndcg_result")
     if output:
         _emit(con, "_ndcg_result", output, args.format)
     else:

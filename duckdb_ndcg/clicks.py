@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import duckdb
 
 from duckdb_ndcg.conventions import MACROS
-from duckdb_ndcg.inputs import open_source
+from duckdb_ndcg.inputs import Source, open_source
 from duckdb_ndcg.macros import own_connection, register
 
 _MODEL = MACROS["click_grades"].param("model")
@@ -54,4 +55,45 @@ def click_grades(
     if bins is not None:
         arguments += ", bins := ?::DOUBLE[]"
         params.append([float(b) for b in bins])
-    return con.sql(f"SELECT * FROM click_grades(?, {arguments})", params=params)
+    relation = con.sql(f"SELECT * FROM click_grades(?, {arguments})", params=params)
+    _warn_excluded(con, source, relation, options)
+    return relation
+
+
+def _warn_excluded(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    relation: duckdb.DuckDBPyRelation,
+    options: dict[str, object],
+) -> None:
+    """Warn of the rows the grades leave out or grade 0 by rule, counted: the rows at a position
+    above max_rank (one scan of the log), and COEC's (query, item) pairs with clicks but no
+    impression (SRW grades them 0; the other models raise instead)."""
+    try:
+        beyond, total = con.sql(
+            "SELECT count(*) FILTER (WHERE TRY_CAST(p AS BIGINT) > TRY_CAST(? AS BIGINT)), "
+            "count(*) FROM (SELECT COLUMNS(lambda c: c = ?) AS p FROM query_table(?))",
+            params=[options["max_rank"], options["position_col"], source.name],
+        ).fetchall()[0]
+        unseen = 0
+        if options["model"] == "coec":
+            unseen = relation.filter("impressions = 0 AND clicks > 0").count("*").fetchall()[0][0]
+    except duckdb.InterruptException:  # Ctrl-C: not a message of ours
+        raise
+    except duckdb.Error:
+        return  # the grades themselves raise the clearer error (a missing column, NULL keys, ...)
+    if beyond:
+        warnings.warn(
+            f"events {source.label}: left out {beyond} of {total} rows whose "
+            f"{options['position_col']} is above max_rank {options['max_rank']}",
+            UserWarning,
+            stacklevel=3,
+        )
+    if unseen:
+        warnings.warn(
+            f"events {source.label}: {unseen} ({options['query_col']}, {options['item_col']}) "
+            "pairs have clicks but no impression: graded 0 by model := 'coec' (SRW's rule); "
+            "min_impressions := 1 leaves them out",
+            UserWarning,
+            stacklevel=3,
+        )
