@@ -1308,6 +1308,11 @@ the log, one of two forms:
     gr.add_argument(
         "--format", choices=_STDOUT_FORMATS, help="with --output -: csv (default) or json"
     )
+    gr.add_argument(
+        "--chart",
+        help="also draw the log to this .html (and .svg beside it): the examination propensity "
+        "per position by each position_bias method, and each pair's grade against its raw CTR",
+    )
     gr.set_defaults(run=_click_grades)
 
 
@@ -1316,6 +1321,9 @@ def _click_grades(args: argparse.Namespace) -> None:
     if args.db:
         inputs[Path(args.db).resolve()] = "--db file"
     output = _output(args, inputs)
+    page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
+    if page:
+        _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
     con = _connect()
     if args.db:
         _attach(con, args.db)
@@ -1325,6 +1333,15 @@ def _click_grades(args: argparse.Namespace) -> None:
     with _warnings_to_stderr("duckdb-ndcg grades"):
         relation = click_grades(args.events, con=con, **options)  # registers the macros
         relation.order("query_id, item_id").to_table("_ndcg_result")
+        if page:
+            from duckdb_ndcg import clicks_chart
+
+            _stage("computing the position bias for the chart")
+            bias = clicks_chart.bias_panel(con, args.events, options)
+            grades = clicks_chart.grades_panel(con.table("_ndcg_result"), args.model)
+    if page:
+        written = clicks_chart.write(page, bias, grades)
+        print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
     if output:
         _emit(con, "_ndcg_result", output, args.format)
     else:

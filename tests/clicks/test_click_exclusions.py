@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from clicks_data import FIXTURES, read_csv
+from clicks_data import FIXTURES, ROOT, read_csv
 
 import duckdb_ndcg
 from duckdb_ndcg import cli
@@ -44,6 +44,9 @@ def test_python_warns_of_exclusions(log: duckdb.DuckDBPyConnection) -> None:
         "graded 0 by model := 'coec' (SRW's rule); min_impressions := 1 leaves them out"),
     ]
     assert rel.filter("impressions = 0 AND clicks > 0").count("*").fetchall()[0][0] == unseen
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")  # the numbers it quotes
+    assert f"left out {beyond} of {total} rows whose ordinal is above max_rank 3" in readme
+    assert f"`{unseen} (user_query,\nobject_id) pairs have clicks but no impression" in readme
     # none when nothing is left out: no position above 20, and min_impressions := 1
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -2,8 +2,9 @@
 rule recorded offline (tests/fixtures/clicks/make_srw_coec.py: a port of CoecClickModel.java run on
 an excerpt of src/test/data-esci/ubi_queries_events.ndjson, ratings printed as Java's "%.3f").
 
-The excerpt is a real log with SRW's quirks: 30 (query, item) pairs with clicks and no
-impression (graded 0 with impressions 0, as SRW does), ordinals up to 20, two applications."""
+The excerpt is a real log with SRW's quirks: (query, item) pairs with clicks and no impression
+(12 at max_rank 20; graded 0 with impressions 0, as SRW does), ordinals up to 20, two
+applications."""
 
 from __future__ import annotations
 
