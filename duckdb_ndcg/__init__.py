@@ -16,7 +16,7 @@ from duckdb_ndcg.compare import compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
 
-_PORTABLE = ("compare_to_sql", "events_to_sql", "to_sql")
+_PORTABLE = ("click_grades_to_sql", "compare_to_sql", "events_to_sql", "to_sql")
 
 
 def __getattr__(name: str) -> object:
@@ -36,6 +36,7 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 __all__ = [
     "click_grades",
+    "click_grades_to_sql",
     "compare",
     "compare_to_sql",
     "evaluate",

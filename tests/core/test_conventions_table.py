@@ -345,6 +345,7 @@ _PYTHON_FUNCTIONS = {
     "events_to_sql": portable.events_to_sql,
     "compare_to_sql": portable.compare_to_sql,
     "click_grades": duckdb_ndcg.click_grades,
+    "click_grades_to_sql": portable.click_grades_to_sql,
 }
 
 
@@ -488,6 +489,7 @@ _CALLS = {  # each Python entry point with its required arguments (checked befor
         "duckdb", rankings_a="a", rankings_b="b", events="e", **kw
     ),
     "click_grades": lambda **kw: duckdb_ndcg.click_grades("e", **kw),
+    "click_grades_to_sql": lambda **kw: portable.click_grades_to_sql("duckdb", table="e", **kw),
 }
 
 

@@ -213,3 +213,17 @@ def test_python_errors() -> None:
         click_grades_to_sql("spark", table="t", bins=[2, 1])
     with pytest.raises(ValueError, match="max_rank must be a whole number >= 1"):
         click_grades_to_sql("spark", table="t", max_rank=0)
+
+
+def test_readme_recipe(postgres_engine: Engine) -> None:
+    """The README's call, run on PostgreSQL over the log's first 100 pages as ``clicks``."""
+    readme = (FIXTURES.parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("from duckdb_ndcg import click_grades_to_sql")
+    names: dict[str, object] = {}
+    exec(readme[start:readme.index("```", start)], names)  # noqa: S102 -- our README's recipe
+    load(postgres_engine, "clicks", LOG_COLUMNS, FIRST_PAGES)
+    got = graded(postgres_engine.run(names["sql"]))
+    with open(FIXTURES / "pyclick_first_pages.csv", newline="") as f:
+        pyclick = {(r["query_id"], r["item_id"]): float(r["pbm"]) for r in csv.DictReader(f)}
+    assert got.keys() == pyclick.keys()
+    assert max(abs(got[k][0] - v) for k, v in pyclick.items()) < TOLERANCE
