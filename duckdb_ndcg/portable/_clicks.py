@@ -217,12 +217,12 @@ def click_grades_to_sql(
     """
     dialect = _dialects.normalize(dialect)
     if model == "dbn":
-        raise ValueError("model 'dbn' has no portable SQL (its E-step walks each page's results "
+        raise ValueError("model := 'dbn' has no portable SQL (its E-step walks each page's results "
                          "as lists): use the DuckDB macro, or one of " + ", ".join(MODELS))
     if model not in MODELS:
         raise ValueError(_MODEL.error(repr(model)))
     if (dialect, model) in GAPS:
-        raise ValueError(f"model '{model}' has no portable SQL for {dialect}: "
+        raise ValueError(f"model := '{model}' has no portable SQL for {dialect}: "
                          f"{GAPS[dialect, model]}; use the DuckDB macro or another engine")
     if model in PAGE_MODELS and session_col is None:
         raise ValueError(f"model := '{model}' reads result pages: it needs session_col := <the "

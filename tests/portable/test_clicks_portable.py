@@ -17,6 +17,7 @@ import sqlglot
 from conftest import Engine, _ddl
 
 import duckdb_ndcg
+from duckdb_ndcg import cli
 from duckdb_ndcg.portable import click_grades_to_sql
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "clicks"
@@ -40,7 +41,8 @@ def rows(name: str, columns: list[tuple[str, str]]) -> list[tuple]:
 
 
 ESCI_ROWS = rows("srw_esci_events.csv", ESCI_COLUMNS)
-FIRST_PAGES = [r for r in rows("log.csv", LOG_COLUMNS) if r[0] < "s0100"]  # PyClick: pyclick_first_pages.csv
+# the log's first 100 pages, where make_pyclick_first_pages.py records PyClick
+FIRST_PAGES = [r for r in rows("log.csv", LOG_COLUMNS) if r[0] < "s0100"]
 _LOADED: set[tuple[str, str]] = set()
 
 
@@ -146,7 +148,7 @@ def test_spark(spark_engine: Engine, macros: duckdb.DuckDBPyConnection) -> None:
     on the log's first 100 pages against PyClick, and COEC (the event form, SRW's rank CTR join)
     on SRW's sample against SRW's numbers. PBM is a gap (GAPS): our error, not Spark's."""
     load(spark_engine, "first_pages", LOG_COLUMNS, FIRST_PAGES)
-    with pytest.raises(ValueError, match="model 'pbm' has no portable SQL for spark: PBM's 50 EM"):
+    with pytest.raises(ValueError, match="model := 'pbm' has no portable SQL for spark: PBM's"):
         click_grades_to_sql("spark", table="first_pages", model="pbm", session_col="session_id")
     with open(FIXTURES / "pyclick_first_pages.csv", newline="") as f:
         pyclick = {(r["query_id"], r["item_id"]): float(r["sdbn"]) for r in csv.DictReader(f)}
@@ -178,9 +180,11 @@ def test_bigquery_round_trip(macros: duckdb.DuckDBPyConnection) -> None:
 
 
 BAD = [  # (id, rows, options, the error's words); each case's table is bad_<id>
-    ("null_query", [("s", None, "a", 1, 1)], {}, "events table bad_null_query has NULL in query_id"),
+    ("null_query", [("s", None, "a", 1, 1)], {},
+     "events table bad_null_query has NULL in query_id"),
     ("click2", [("s", "q", "a", 1, 2)], {}, "click of events table bad_click2 must be 1 or 0"),
-    ("negative", [("s", "q", "a", -1, 1)], {}, "position of events table bad_negative has negative"),
+    ("negative", [("s", "q", "a", -1, 1)], {},
+     "position of events table bad_negative has negative"),
     ("two_results", [("s", "q", "a", 1, 1), ("s", "q", "b", 1, 0)],
      {"model": "pbm", "session_col": "session_id"},
      "(session_id, query_id, position) of bad_two_results show more than one result"),
@@ -205,7 +209,7 @@ def test_bad_input_is_an_engine_error(engine: Engine, check_cases) -> None:
 
 
 def test_python_errors() -> None:
-    with pytest.raises(ValueError, match="model 'dbn' has no portable SQL"):
+    with pytest.raises(ValueError, match="model := 'dbn' has no portable SQL"):
         click_grades_to_sql("spark", table="t", model="dbn")
     with pytest.raises(ValueError, match=re.escape("model := 'sdbn' reads result pages")):
         click_grades_to_sql("spark", table="t", model="sdbn")
@@ -227,3 +231,23 @@ def test_readme_recipe(postgres_engine: Engine) -> None:
         pyclick = {(r["query_id"], r["item_id"]): float(r["pbm"]) for r in csv.DictReader(f)}
     assert got.keys() == pyclick.keys()
     assert max(abs(got[k][0] - v) for k, v in pyclick.items()) < TOLERANCE
+
+
+def test_cli_prints_the_sql(
+    macros: duckdb.DuckDBPyConnection, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """duckdb-ndcg grades TABLE --dialect D prints the statement (here DuckDB's, run against the
+    macro); the flags it cannot honour are usage errors in flag words."""
+    assert cli.main(["grades", "first_pages", "--dialect", "duckdb", "--model", "sdbn",
+                     "--session-col", "session_id"]) == 0
+    sql = capsys.readouterr().out
+    assert worst(graded(macros.execute(sql).fetchall()),
+                 macro(macros, "first_pages", "sdbn", session_col="session_id")) < TOLERANCE
+    for argv, words in (
+        (["--model", "pbm", "--session-col", "s", "--dialect", "spark"],
+         "--model pbm has no portable SQL for spark"),
+        (["--dialect", "spark", "--time-col", "day"], "--time-col: not with --dialect"),
+        (["--pretty"], "--pretty: only with --dialect"),
+    ):
+        assert cli.main(["grades", "first_pages", *argv]) == cli.USAGE
+        assert words in capsys.readouterr().err
