@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from duckdb_ndcg.clicks import click_grades
+from duckdb_ndcg.clicks import click_grades, position_bias
 from duckdb_ndcg.compare import compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
@@ -42,6 +42,7 @@ __all__ = [
     "evaluate",
     "events_to_sql",
     "install",
+    "position_bias",
     "register",
     "script",
     "to_sql",

@@ -1,4 +1,5 @@
-"""Grades from an impression/click log: the Python face of the ``click_grades`` macro."""
+"""Grades and position bias from an impression/click log: the Python faces of the
+``click_grades`` and ``position_bias`` macros."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from duckdb_ndcg.inputs import Source, open_source
 from duckdb_ndcg.macros import own_connection, register
 
 _MODEL = MACROS["click_grades"].param("model")
+_METHOD = MACROS["position_bias"].param("method")
 
 
 def click_grades(
@@ -97,3 +99,43 @@ def _warn_excluded(
             UserWarning,
             stacklevel=3,
         )
+
+
+def position_bias(
+    events: object,
+    method: str = "ctr_ratio",
+    *,
+    query_col: str = "query_id",
+    item_col: str = "item_id",
+    position_col: str = "position",
+    session_col: str | None = None,
+    click_col: str = "click",
+    action_col: str | None = None,
+    time_col: str | None = None,
+    start_date: str | None = None,
+    end_date: str | None = None,
+    max_rank: int = 20,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> duckdb.DuckDBPyRelation:
+    """``position_bias`` over ``events`` (a table of ``con``, a .parquet/.csv path or a data
+    frame): one row per position with its ``propensity`` (1 at the top position), support
+    (``impressions``, ``clicks``, ``pairs``) and a ``note`` where the propensity is NULL. Every
+    option is the macro's.
+
+    Example::
+
+        bias = duckdb_ndcg.position_bias("log.parquet", "pivot")
+    """
+    if method not in _METHOD.choices:
+        raise ValueError(_METHOD.error(repr(method)))
+    con = register(con) if con is not None else own_connection()
+    source = open_source(con, events, "events")
+    options = {
+        "method": method, "query_col": query_col, "item_col": item_col,
+        "position_col": position_col, "session_col": session_col, "click_col": click_col,
+        "action_col": action_col, "time_col": time_col, "start_date": start_date,
+        "end_date": end_date, "max_rank": max_rank,
+    }  # fmt: skip
+    arguments = ", ".join(f"{name} := ?" for name in options)
+    return con.sql(f"SELECT * FROM position_bias(?, {arguments})",
+                   params=[source.name, *options.values()])

@@ -267,6 +267,7 @@ PYTHON_API = {
     "compare_to_sql": ("compare_summary",),
     "click_grades": ("click_grades",),
     "click_grades_to_sql": ("click_grades",),
+    "position_bias": ("position_bias",),
 }
 
 # --- the portable SQL (duckdb_ndcg.portable): the metrics it writes, the event grades it assumes

@@ -346,6 +346,7 @@ _PYTHON_FUNCTIONS = {
     "compare_to_sql": portable.compare_to_sql,
     "click_grades": duckdb_ndcg.click_grades,
     "click_grades_to_sql": portable.click_grades_to_sql,
+    "position_bias": duckdb_ndcg.position_bias,
 }
 
 
@@ -490,6 +491,7 @@ _CALLS = {  # each Python entry point with its required arguments (checked befor
     ),
     "click_grades": lambda **kw: duckdb_ndcg.click_grades("e", **kw),
     "click_grades_to_sql": lambda **kw: portable.click_grades_to_sql("duckdb", table="e", **kw),
+    "position_bias": lambda **kw: duckdb_ndcg.position_bias("e", **kw),
 }
 
 
