@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from duckdb_ndcg.clicks import click_grades
+from duckdb_ndcg.clicks import click_grades, position_bias
 from duckdb_ndcg.compare import compare, verdict
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
 
-_PORTABLE = ("compare_to_sql", "events_to_sql", "to_sql")
+_PORTABLE = ("click_grades_to_sql", "compare_to_sql", "events_to_sql", "to_sql")
 
 
 def __getattr__(name: str) -> object:
@@ -36,11 +36,13 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
 
 __all__ = [
     "click_grades",
+    "click_grades_to_sql",
     "compare",
     "compare_to_sql",
     "evaluate",
     "events_to_sql",
     "install",
+    "position_bias",
     "register",
     "script",
     "to_sql",

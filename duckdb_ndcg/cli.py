@@ -1344,22 +1344,55 @@ the log, one of two forms:
     gr.add_argument(
         "--format", choices=_STDOUT_FORMATS, help="with --output -: csv (default) or json"
     )
+    gr.add_argument(
+        "--chart",
+        help="also draw the log to this .html (and .svg beside it): the examination propensity "
+        "per position by each position_bias method, and each pair's grade against its raw CTR",
+    )
+    gr.add_argument(
+        "--dialect",
+        help="print the grades as one statement for this engine (e.g. postgres, spark, bigquery, "
+        "clickhouse) reading the table EVENTS there, instead of grading here",
+    )
+    gr.add_argument("--pretty", action="store_true", help="with --dialect: indented SQL")
     gr.set_defaults(run=_click_grades)
 
 
+# the grades flags the portable SQL does not take (the date range: filter the table first)
+_NOT_PORTABLE = ("time_col", "start_date", "end_date")
+
+
 def _click_grades(args: argparse.Namespace) -> None:
+    if args.dialect is not None:
+        _click_grades_sql(args)
+        return
+    if args.pretty:
+        raise UsageError("--pretty: only with --dialect")
     inputs = {Path(args.events).resolve(): "events file"} if Path(args.events).is_file() else {}
     if args.db:
         inputs[Path(args.db).resolve()] = "--db file"
     output = _output(args, inputs)
+    page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
+    if page:
+        _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
     con = _connect()
     if args.db:
         _attach(con, args.db)
     _open_inputs(con, args, {"events": "events"})
     options = {p.name: getattr(args, p.name) for p in MACROS["click_grades"].params[1:]}
     _stage("grading")
-    relation = click_grades(args.events, con=con, **options)  # registers the macros
-    relation.order("query_id, item_id").to_table("_ndcg_result")
+    with _warnings_to_stderr("duckdb-ndcg grades"):
+        relation = click_grades(args.events, con=con, **options)  # registers the macros
+        relation.order("query_id, item_id").to_table("_ndcg_result")
+        if page:
+            from duckdb_ndcg import clicks_chart
+
+            _stage("computing the position bias for the chart")
+            bias = clicks_chart.bias_panel(con, args.events, options)
+            grades = clicks_chart.grades_panel(con.table("_ndcg_result"), args.model)
+    if page:
+        written = clicks_chart.write(page, bias, grades)
+        print(f"chart: {written[0]} (and {written[1].name})", file=sys.stderr)
     if output:
         _emit(con, "_ndcg_result", output, args.format)
     else:
@@ -1462,6 +1495,22 @@ def _ips(args: argparse.Namespace) -> None:
     for (warning,) in con.sql("SELECT DISTINCT warning FROM _ndcg_result "
                               "WHERE warning IS NOT NULL").fetchall():
         print(f"duckdb-ndcg ips: warning: {warning}", file=sys.stderr)
+
+
+def _click_grades_sql(args: argparse.Namespace) -> None:
+    """``grades --dialect D``: click_grades_to_sql for the table EVENTS of that engine, printed."""
+    unused = [flag for flag, value in (("--chart", args.chart), ("--output", args.output),
+                                       ("--format", args.format), ("--db", args.db)) if value]
+    unused += [cli_flag(name) for name in _NOT_PORTABLE if getattr(args, name) is not None]
+    if unused:
+        raise UsageError(f"{', '.join(unused)}: not with --dialect (it prints SQL for a table of "
+                         "that engine; filter the table there for a date range)")
+    from duckdb_ndcg.portable import click_grades_to_sql  # sqlglot: 0.7 s, only here
+
+    options = {p.name: getattr(args, p.name) for p in MACROS["click_grades"].params[1:]
+               if p.name not in _NOT_PORTABLE}
+    print(_arguments_only(lambda: click_grades_to_sql(
+        args.dialect, table=args.events, pretty=args.pretty, **options)))
 
 
 def _first_line(error: BaseException) -> str:

@@ -280,6 +280,8 @@ PYTHON_API = {
     "events_to_sql": ("ndcg_report",),
     "compare_to_sql": ("compare_summary",),
     "click_grades": ("click_grades",),
+    "click_grades_to_sql": ("click_grades",),
+    "position_bias": ("position_bias",),
 }
 
 # --- the portable SQL (duckdb_ndcg.portable): the metrics it writes, the event grades it assumes

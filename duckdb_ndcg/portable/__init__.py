@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from numbers import Real
 
+from duckdb_ndcg.portable._clicks import click_grades_to_sql
 from duckdb_ndcg.portable._compare import compare_to_sql
 from duckdb_ndcg.portable._dialects import DIALECTS
 from duckdb_ndcg.portable._dialects import normalize as _normalize
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_EVENT_GRADES",
     "DIALECTS",
     "METRICS",
+    "click_grades_to_sql",
     "column_name",
     "compare_to_sql",
     "events_to_sql",

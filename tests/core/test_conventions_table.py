@@ -347,6 +347,8 @@ _PYTHON_FUNCTIONS = {
     "events_to_sql": portable.events_to_sql,
     "compare_to_sql": portable.compare_to_sql,
     "click_grades": duckdb_ndcg.click_grades,
+    "click_grades_to_sql": portable.click_grades_to_sql,
+    "position_bias": duckdb_ndcg.position_bias,
 }
 
 
@@ -490,6 +492,8 @@ _CALLS = {  # each Python entry point with its required arguments (checked befor
         "duckdb", rankings_a="a", rankings_b="b", events="e", **kw
     ),
     "click_grades": lambda **kw: duckdb_ndcg.click_grades("e", **kw),
+    "click_grades_to_sql": lambda **kw: portable.click_grades_to_sql("duckdb", table="e", **kw),
+    "position_bias": lambda **kw: duckdb_ndcg.position_bias("e", **kw),
 }
 
 
