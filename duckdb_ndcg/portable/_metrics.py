@@ -57,7 +57,12 @@ _DENOMINATORS = {
 # mean at each position is their exact expectation.
 _ORDER_DEPENDENT = ("hit_rate", "reciprocal_rank", "average_precision", "err", "bpref")
 # Per-row values and their tie-group means (ties='average'), as ranked_sum reads them.
-_TIE_MEAN = {"_g": "_ga", "_h": "_ha", "_jud": "_ja", "_u": "_ua"}
+_TIE_MEAN = {
+    "_gain": "_gain_mean",
+    "_hit": "_hit_mean",
+    "_judged": "_judged_mean",
+    "_unjudged": "_unjudged_mean",
+}
 
 K = int | None
 
@@ -219,9 +224,9 @@ def validate(metrics: list[str], opts: Options, ks: Sequence[K] = (None,)) -> No
 
 
 class Builder:
-    """Builds the statement for one dialect: CTEs `_src` (per-row gains and flags), `_pos`
-    (positions from row_number/rank windows) and `_tie` (tie-group means, running counts), then one
-    GROUP BY query_id."""
+    """Builds the statement for one dialect: CTEs `_source` (per-row gains and flags),
+    `_positions` (positions from row_number/rank windows) and `_ties` (tie-group means, running
+    counts), then one GROUP BY query_id."""
 
     def __init__(self, dialect: str, metrics: list[str], ks: list[K], opts: Options) -> None:
         self.dialect = dialect
@@ -229,9 +234,9 @@ class Builder:
         self.ks = ks
         self.opts = opts
         self.gains = bool(set(metrics) & set(GAIN_METRICS))
-        # the relevance flag _h, its tie-group mean and running count: metrics with a threshold
+        # the relevance flag _hit, its tie-group mean and running count: metrics with a threshold
         self.family = any("threshold" in _TAKES[m] for m in metrics)
-        self.keys: tuple[str, ...] = ()  # set by build: the ranking's key columns besides _q
+        self.keys: tuple[str, ...] = ()  # set by build: the ranking's key columns besides _query
 
     # -- per-row expressions ---------------------------------------------------------------
     def _raise(
@@ -312,26 +317,26 @@ class Builder:
                 default=number(1),
             )
         projections = [
-            exp.alias_(col(columns.query), ident("_q")),
+            exp.alias_(col(columns.query), ident("_query")),
             *(exp.alias_(col(key), ident(key)) for key in columns.keys),
             exp.alias_(col(columns.rel), ident("_rel")),
             exp.alias_(col(columns.rnk), ident("_rnk")),
-            exp.alias_(returned, ident("_ret")),
+            exp.alias_(returned, ident("_returned")),
             exp.alias_(
                 case(
                     (exp.Is(this=col(columns.rel), expression=exp.null()), number(0)),
                     default=number(1),
                 ),
-                ident("_jud"),
+                ident("_judged"),
             ),
         ]
         if self.opts.ties == "key":
-            projections.append(exp.alias_(col(self.opts.tie_key), ident("_tk")))
+            projections.append(exp.alias_(col(self.opts.tie_key), ident("_tie_key")))
         select = exp.select(*projections).from_(table)
-        inner = exp.select("*").from_(select.subquery(ident("_s")))
+        inner = exp.select("*").from_(select.subquery(ident("_selected")))
         extra = []
         if self.gains:
-            extra.append(exp.alias_(self.gain(), ident("_g")))
+            extra.append(exp.alias_(self.gain(), ident("_gain")))
         if self.family:
             extra.append(
                 exp.alias_(
@@ -343,11 +348,11 @@ class Builder:
                         ),
                         default=number(0),
                     ),
-                    ident("_h"),
+                    ident("_hit"),
                 )
             )
         if "err" in self.metrics:
-            extra.append(exp.alias_(self.stop_probability(), ident("_e")))
+            extra.append(exp.alias_(self.stop_probability(), ident("_stop")))
         if "bpref" in self.metrics:  # judged and not relevant
             extra.append(
                 exp.alias_(
@@ -359,11 +364,13 @@ class Builder:
                         ),
                         default=number(1),
                     ),
-                    ident("_nr"),
+                    ident("_nonrel"),
                 )
             )
         if "rbp_residual" in self.metrics:  # unjudged
-            extra.append(exp.alias_(exp.Sub(this=number(1), expression=col("_jud")), ident("_u")))
+            extra.append(
+                exp.alias_(exp.Sub(this=number(1), expression=col("_judged")), ident("_unjudged"))
+            )
         return inner.select(*extra, append=True) if extra else inner
 
     def stop_probability(self) -> exp.Expression:
@@ -425,85 +432,108 @@ class Builder:
 
     def positions(self) -> exp.Select:
         """_pos: position among returned rows, tie-group start, ideal position, rows returned."""
-        rank_order = [("_rnk", False)] + ([("_tk", True)] if self.opts.ties == "key" else [])
-        q = ["_q", *self.keys]
+        rank_order = [("_rnk", False)] + ([("_tie_key", True)] if self.opts.ties == "key" else [])
+        q = ["_query", *self.keys]
         projections = [
-            exp.alias_(self._window(exp.RowNumber(), [*q, "_ret"], rank_order), ident("_p")),
-            exp.alias_(self._window(exp.Rank(), [*q, "_ret"], [("_rnk", False)]), ident("_grp")),
-            exp.alias_(self._window(exp.Count(this=col("_rnk")), q), ident("_n")),
+            exp.alias_(
+                self._window(exp.RowNumber(), [*q, "_returned"], rank_order), ident("_position")
+            ),
+            exp.alias_(
+                self._window(exp.Rank(), [*q, "_returned"], [("_rnk", False)]),
+                ident("_group_start"),
+            ),
+            exp.alias_(self._window(exp.Count(this=col("_rnk")), q), ident("_ranked")),
         ]
         if self.gains:
             projections.append(
                 exp.alias_(
-                    self._window(exp.RowNumber(), [*q, "_jud"], [("_g", True)]), ident("_ip")
+                    self._window(exp.RowNumber(), [*q, "_judged"], [("_gain", True)]),
+                    ident("_ideal_position"),
                 )
             )
-        return exp.select("*", *projections).from_(exp.to_table(ident("_src")))
+        return exp.select("*", *projections).from_(exp.to_table(ident("_source")))
 
     def ties(self) -> exp.Select:
         """_tie: the mean gain/relevance of each tie group, its size, the running relevant count."""
-        group = ["_q", *self.keys, "_ret", "_grp"]
-        projections = [exp.alias_(self._window(exp.Count(this=exp.Star()), group), ident("_gn"))]
+        group = ["_query", *self.keys, "_returned", "_group_start"]
+        projections = [
+            exp.alias_(self._window(exp.Count(this=exp.Star()), group), ident("_group_size"))
+        ]
         if self.gains:
             projections.append(
-                exp.alias_(self._window(exp.Avg(this=col("_g")), group), ident("_ga"))
+                exp.alias_(self._window(exp.Avg(this=col("_gain")), group), ident("_gain_mean"))
             )
         if self.family:
             projections.append(
-                exp.alias_(self._window(exp.Avg(this=double(col("_h"))), group), ident("_ha"))
+                exp.alias_(
+                    self._window(exp.Avg(this=double(col("_hit"))), group), ident("_hit_mean")
+                )
             )
             projections.append(
                 exp.alias_(
                     self._window(
-                        exp.Sum(this=col("_h")),
-                        ["_q", *self.keys, "_ret"],
-                        [("_p", False)],
+                        exp.Sum(this=col("_hit")),
+                        ["_query", *self.keys, "_returned"],
+                        [("_position", False)],
                         running=True,
                     ),
-                    ident("_j"),
+                    ident("_hits_so_far"),
                 )
             )
-        query, ranked = ["_q", *self.keys], ["_q", *self.keys, "_ret"]
+        query, ranked = ["_query", *self.keys], ["_query", *self.keys, "_returned"]
         if "judged_at_k" in self.metrics:
             projections.append(
-                exp.alias_(self._window(exp.Avg(this=double(col("_jud"))), group), ident("_ja"))
+                exp.alias_(
+                    self._window(exp.Avg(this=double(col("_judged"))), group), ident("_judged_mean")
+                )
             )
         if "rbp_residual" in self.metrics:
             projections.append(
-                exp.alias_(self._window(exp.Avg(this=double(col("_u"))), group), ident("_ua"))
+                exp.alias_(
+                    self._window(exp.Avg(this=double(col("_unjudged"))), group),
+                    ident("_unjudged_mean"),
+                )
             )
         if "err" in self.metrics:
             # log of the chance to reach the row: sum of ln(1 - R) over the rows before it
-            survive = ln(exp.Sub(this=double(1), expression=col("_e")))
+            survive = ln(exp.Sub(this=double(1), expression=col("_stop")))
             projections += [
                 exp.alias_(
-                    self._window(exp.Sum(this=survive), ranked, [("_p", False)], before=True),
-                    ident("_es"),
+                    self._window(
+                        exp.Sum(this=survive), ranked, [("_position", False)], before=True
+                    ),
+                    ident("_log_survival"),
                 ),
-                exp.alias_(self._window(exp.Min(this=col("_e")), group), ident("_emin")),
-                exp.alias_(self._window(exp.Max(this=col("_e")), group), ident("_emax")),
+                exp.alias_(self._window(exp.Min(this=col("_stop")), group), ident("_stop_min")),
+                exp.alias_(self._window(exp.Max(this=col("_stop")), group), ident("_stop_max")),
             ]
         if "bpref" in self.metrics:
             projections += [
                 exp.alias_(
-                    self._window(exp.Sum(this=col("_nr")), ranked, [("_p", False)], running=True),
-                    ident("_y"),
+                    self._window(
+                        exp.Sum(this=col("_nonrel")), ranked, [("_position", False)], running=True
+                    ),
+                    ident("_nonrel_above"),
                 ),
-                exp.alias_(self._window(exp.Avg(this=double(col("_nr"))), group), ident("_na")),
-                exp.alias_(self._window(exp.Sum(this=col("_nr")), query), ident("_nt")),
+                exp.alias_(
+                    self._window(exp.Avg(this=double(col("_nonrel"))), group), ident("_nonrel_mean")
+                ),
+                exp.alias_(
+                    self._window(exp.Sum(this=col("_nonrel")), query), ident("_nonrel_total")
+                ),
             ]
         if "bpref" in self.metrics or "r_precision" in self.metrics:
             projections.append(
-                exp.alias_(self._window(exp.Sum(this=col("_h")), query), ident("_rt"))
+                exp.alias_(self._window(exp.Sum(this=col("_hit")), query), ident("_hit_total"))
             )
-        return exp.select("*", *projections).from_(exp.to_table(ident("_pos")))
+        return exp.select("*", *projections).from_(exp.to_table(ident("_positions")))
 
     # -- aggregates ------------------------------------------------------------------------
     @staticmethod
     def _within(k: K, *conds: exp.Expression) -> exp.Expression:
-        parts = [eq(col("_ret"), number(1))]
+        parts = [eq(col("_returned"), number(1))]
         if k is not None:
-            parts.append(exp.LTE(this=col("_p"), expression=number(k)))
+            parts.append(exp.LTE(this=col("_position"), expression=number(k)))
         return exp.and_(*parts, *conds)
 
     def _discount(self, position: str) -> exp.Expression:
@@ -523,9 +553,9 @@ class Builder:
         'geometric', (1 - p) p^(q - 1) (RBP)."""
         term = col(_TIE_MEAN[value] if self.opts.ties == "average" else value)
         if weight == "log":
-            term = div(term, self._discount("_p"))
+            term = div(term, self._discount("_position"))
         elif weight == "geometric":
-            term = exp.Mul(this=double(term), expression=self._geometric("_p"))
+            term = exp.Mul(this=double(term), expression=self._geometric("_position"))
         else:
             term = double(term)
         return self._sum0(case((self._within(k), term)))
@@ -551,20 +581,23 @@ class Builder:
         )
 
     def ideal(self, cut: exp.Expression | None) -> exp.Expression:
-        conds = [eq(col("_jud"), number(1))]
+        conds = [eq(col("_judged"), number(1))]
         if cut is not None:
-            conds.append(exp.LTE(this=col("_ip"), expression=cut))
-        return self._sum0(case((exp.and_(*conds), div(col("_g"), self._discount("_ip")))))
+            conds.append(exp.LTE(this=col("_ideal_position"), expression=cut))
+        return self._sum0(
+            case((exp.and_(*conds), div(col("_gain"), self._discount("_ideal_position"))))
+        )
 
     def ndcg_cut(self, k: K) -> exp.Expression | None:
         opts = self.opts
         if k is not None and opts.clamp_k:
             return case(
-                (exp.LT(this=col("_n"), expression=number(k)), col("_n")), default=number(k)
+                (exp.LT(this=col("_ranked"), expression=number(k)), col("_ranked")),
+                default=number(k),
             )
         if k is not None:
             return number(k)
-        return None if opts.full_ideal else col("_n")
+        return None if opts.full_ideal else col("_ranked")
 
     def _order_matters(self, metric: str, k: K) -> exp.Expression:
         """Whether a returned row's tie group could change `metric` by its order: the group
@@ -572,27 +605,28 @@ class Builder:
         else the same rows are found), rows of different grades (err), or relevant with judged
         non-relevant rows (bpref; unjudged rows are skipped)."""
         if metric == "err":
-            conds = [exp.LT(this=col("_emin"), expression=col("_emax"))]
+            conds = [exp.LT(this=col("_stop_min"), expression=col("_stop_max"))]
         elif metric == "bpref":
             conds = [
-                exp.GT(this=col("_ha"), expression=number(0)),
-                exp.GT(this=col("_na"), expression=number(0)),
+                exp.GT(this=col("_hit_mean"), expression=number(0)),
+                exp.GT(this=col("_nonrel_mean"), expression=number(0)),
             ]
         else:
             conds = [
-                exp.GT(this=col("_ha"), expression=number(0)),
-                exp.LT(this=col("_ha"), expression=number(1)),
+                exp.GT(this=col("_hit_mean"), expression=number(0)),
+                exp.LT(this=col("_hit_mean"), expression=number(1)),
             ]
         if k is not None:
-            conds.append(exp.LTE(this=col("_grp"), expression=number(k)))
+            conds.append(exp.LTE(this=col("_group_start"), expression=number(k)))
             if metric == "hit_rate":
                 last = exp.Sub(
-                    this=exp.Add(this=col("_grp"), expression=col("_gn")), expression=number(1)
+                    this=exp.Add(this=col("_group_start"), expression=col("_group_size")),
+                    expression=number(1),
                 )
                 conds.append(exp.GT(this=last, expression=number(k)))
         elif metric == "hit_rate":
             return exp.false()
-        return exp.and_(eq(col("_ret"), number(1)), *conds)
+        return exp.and_(eq(col("_returned"), number(1)), *conds)
 
     def _tie_guard(self, metric: str, k: K, value: exp.Expression) -> exp.Expression:
         """An error for order-dependent metrics when a tie group whose order could change the
@@ -607,65 +641,69 @@ class Builder:
         message = concat(
             f"duckdb_ndcg: {metric} depends on the order of tied rank keys; pass "
             'ties="key", tie_key=<item column>; query ',
-            col("_q"),
+            col("_query"),
         )
         return self._raise(eq(flag, number(1)), message, value)
 
     def _denominator(self, k: K) -> exp.Expression:
         """What recall_at_k and average_precision divide by: every relevant judged row,
         least(relevant, k) ('min_k'), or the relevant rows among the first k ('retrieved')."""
-        relevant = exp.Sum(this=col("_h"))
+        relevant = exp.Sum(this=col("_hit"))
         if self.opts.denominator == "min_k" and k is not None:
             return case(
                 (exp.LT(this=relevant, expression=number(k)), relevant.copy()), default=number(k)
             )
         if self.opts.denominator == "retrieved":
-            return self.ranked_sum(k, "_h")
+            return self.ranked_sum(k, "_hit")
         return relevant
 
     def metric(self, metric: str, k: K) -> exp.Expression:
         opts = self.opts
         if metric == "dcg":
-            return self.ranked_sum(k, "_g", "log")
+            return self.ranked_sum(k, "_gain", "log")
         if metric == "cg":
-            return self.ranked_sum(k, "_g")
+            return self.ranked_sum(k, "_gain")
         if metric == "idcg":
             return self.ideal(None if k is None else number(k))
         if metric == "ndcg":
             return coalesce(
                 div(
-                    self.ranked_sum(k, "_g", "log"),
+                    self.ranked_sum(k, "_gain", "log"),
                     nullif(self.ideal(self.ndcg_cut(k)), double(0)),
                 ),
                 self._empty_ideal(),
             )
-        relevant = exp.Sum(this=col("_h"))
-        hit = eq(col("_h"), number(1))
+        relevant = exp.Sum(this=col("_hit"))
+        hit = eq(col("_hit"), number(1))
         if metric == "precision_at_k":
             denominator = number(k) if k is not None else exp.Count(this=col("_rnk"))
-            value = div(self.ranked_sum(k, "_h"), nullif(denominator, number(0)))
+            value = div(self.ranked_sum(k, "_hit"), nullif(denominator, number(0)))
         elif metric == "recall_at_k":
-            value = div(self.ranked_sum(k, "_h"), nullif(self._denominator(k), number(0)))
+            value = div(self.ranked_sum(k, "_hit"), nullif(self._denominator(k), number(0)))
         elif metric == "hit_rate":
             found = exp.Max(this=case((self._within(k, hit), number(1)), default=number(0)))
             value = case((eq(found, number(1)), double(1)), default=double(0))
         elif metric == "reciprocal_rank":
-            value = div(double(1), exp.Min(this=case((self._within(k, hit), col("_p")))))
+            value = div(double(1), exp.Min(this=case((self._within(k, hit), col("_position")))))
         elif metric == "average_precision":
             value = div(
-                exp.Sum(this=case((self._within(k, hit), div(double(col("_j")), col("_p"))))),
+                exp.Sum(
+                    this=case(
+                        (self._within(k, hit), div(double(col("_hits_so_far")), col("_position")))
+                    )
+                ),
                 nullif(self._denominator(k), number(0)),
             )
         elif metric == "r_precision":  # relevant rows among the first R, R = relevant rows
-            within_r = exp.LTE(this=col("_p"), expression=col("_rt"))
-            term = double(col("_ha" if opts.ties == "average" else "_h"))
+            within_r = exp.LTE(this=col("_position"), expression=col("_hit_total"))
+            term = double(col("_hit_mean" if opts.ties == "average" else "_hit"))
             value = div(
                 self._sum0(case((self._within(None, within_r), term))), nullif(relevant, number(0))
             )
         elif metric == "f1_at_k":  # 2 hits / (k + relevant)
             size = number(k) if k is not None else exp.Count(this=col("_rnk"))
             value = div(
-                exp.Mul(this=double(2), expression=self.ranked_sum(k, "_h")),
+                exp.Mul(this=double(2), expression=self.ranked_sum(k, "_hit")),
                 nullif(exp.Add(this=size, expression=relevant), number(0)),
             )
         elif metric == "bpref":
@@ -674,23 +712,25 @@ class Builder:
                 nullif(relevant, number(0)),
             )
         elif metric == "err":  # sum over q of R_q / q * prod_{i < q} (1 - R_i)
-            reach = exp.Exp(this=coalesce(col("_es"), double(0)))
-            term = exp.Mul(this=div(double(col("_e")), double(col("_p"))), expression=reach)
+            reach = exp.Exp(this=coalesce(col("_log_survival"), double(0)))
+            term = exp.Mul(
+                this=div(double(col("_stop")), double(col("_position"))), expression=reach
+            )
             value = self._sum0(case((self._within(k), term)))
         elif metric == "rbp":
-            value = self.ranked_sum(k, "_h", "geometric")
+            value = self.ranked_sum(k, "_hit", "geometric")
         elif metric == "rbp_residual":  # unjudged rows' weight, plus p^m after the m rows read
             rest = exp.Pow(this=double(number(opts.p)), expression=double(self._returned(k)))
-            value = exp.Add(this=self.ranked_sum(k, "_u", "geometric"), expression=rest)
+            value = exp.Add(this=self.ranked_sum(k, "_unjudged", "geometric"), expression=rest)
         elif metric == "judged_at_k":
-            value = div(self.ranked_sum(k, "_jud"), nullif(self._returned(k), number(0)))
+            value = div(self.ranked_sum(k, "_judged"), nullif(self._returned(k), number(0)))
         else:  # a metric of METRICS without a branch here: an error, never another's SQL
             raise NotImplementedError(f"portable SQL has no formula for metric {metric!r}")
         value = coalesce(value, double(0))
         if metric in _EMPTY_IDEAL:
             # the macros' _ndcg_empty: no relevant judged row (returned or not) -> empty_ideal;
             # else the value, 0.0 where its own denominator is 0 (AP 'retrieved', nothing found)
-            nothing = eq(coalesce(exp.Sum(this=col("_h")), number(0)), number(0))
+            nothing = eq(coalesce(exp.Sum(this=col("_hit")), number(0)), number(0))
             value = case((nothing, self._empty_ideal()), default=value)
         return self._tie_guard(metric, k, value)
 
@@ -705,9 +745,12 @@ class Builder:
         def least(a: str, b: str) -> exp.Expression:
             return case((exp.LT(this=col(a), expression=col(b)), col(a)), default=col(b))
 
-        share = div(double(least("_y", "_rt")), nullif(least("_nt", "_rt"), number(0)))
+        share = div(
+            double(least("_nonrel_above", "_hit_total")),
+            nullif(least("_nonrel_total", "_hit_total"), number(0)),
+        )
         return case(
-            (eq(col("_y"), number(0)), double(1)),
+            (eq(col("_nonrel_above"), number(0)), double(1)),
             default=exp.Sub(this=double(1), expression=share),
         )
 
@@ -721,7 +764,7 @@ class Builder:
         """The CTEs (name, body) and the final per-ranking SELECT (query_id, the key columns,
         one column per metric and cutoff), for callers that add CTEs of their own."""
         self.keys = columns.keys
-        outputs = [exp.alias_(col("_q"), ident("query_id"))]
+        outputs = [exp.alias_(col("_query"), ident("query_id"))]
         outputs += [
             exp.alias_(col(key), ident(name))
             for key, name in zip(columns.keys, columns.key_names or columns.keys, strict=True)
@@ -732,12 +775,12 @@ class Builder:
                 outputs.append(exp.alias_(self.metric(metric, k), ident(name)))
         ctes = [
             *before,
-            ("_src", self.source(table, columns)),
-            ("_pos", self.positions()),
-            ("_tie", self.ties()),
+            ("_source", self.source(table, columns)),
+            ("_positions", self.positions()),
+            ("_ties", self.ties()),
         ]
-        final = exp.select(*outputs).from_(exp.to_table(ident("_tie")))
-        return ctes, final.group_by(col("_q"), *(col(key) for key in columns.keys))
+        final = exp.select(*outputs).from_(exp.to_table(ident("_ties")))
+        return ctes, final.group_by(col("_query"), *(col(key) for key in columns.keys))
 
     def build(
         self,

@@ -16,69 +16,69 @@ from duckdb_ndcg.portable import DIALECTS, METRICS, events_to_sql, to_sql
 # function (FAIL, ERROR) or a failing CAST of the message (Snowflake, Redshift).
 EXPECTED = {
     "trino": (
-        'WITH "_src" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE) WHEN "_rel" < 0 '
+        'WITH "_source" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE) WHEN "_rel" < 0 '
         'THEN FAIL(CONCAT(CAST(\'duckdb_ndcg: negative grade (pass negative="zero" to give it gain '
         '0): \' AS VARCHAR), CAST("_rel" AS VARCHAR))) ELSE POWER(CAST(2 AS DOUBLE), CAST("_rel" AS '
-        'DOUBLE)) - CAST(1 AS DOUBLE) END AS "_g" FROM (SELECT "query_id" AS "_q", "rel" AS "_rel",'
-        ' "rnk" AS "_rnk", CASE WHEN "rnk" IS NULL THEN 0 ELSE 1 END AS "_ret", CASE WHEN "rel" IS '
-        'NULL THEN 0 ELSE 1 END AS "_jud" FROM "runs") AS "_s"), "_pos" AS (SELECT *, ROW_NUMBER() '
-        'OVER (PARTITION BY "_q", "_ret" ORDER BY "_rnk" ASC) AS "_p", RANK() OVER (PARTITION BY '
-        '"_q", "_ret" ORDER BY "_rnk" ASC) AS "_grp", COUNT("_rnk") OVER (PARTITION BY "_q") AS '
-        '"_n", ROW_NUMBER() OVER (PARTITION BY "_q", "_jud" ORDER BY "_g" DESC) AS "_ip" FROM '
-        '"_src"), "_tie" AS (SELECT *, COUNT(*) OVER (PARTITION BY "_q", "_ret", "_grp") AS "_gn", '
-        'AVG("_g") OVER (PARTITION BY "_q", "_ret", "_grp") AS "_ga" FROM "_pos") SELECT "_q" AS '
-        '"query_id", COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= 3 THEN CAST(("_ga") AS DOUBLE) /'
-        ' (CAST((LN(CAST("_p" AS DOUBLE) + CAST(1 AS DOUBLE))) AS DOUBLE) / (LN(CAST(2 AS '
-        'DOUBLE)))) END), CAST(0 AS DOUBLE)) AS "dcg" FROM "_tie" GROUP BY "_q"'
+        'DOUBLE)) - CAST(1 AS DOUBLE) END AS "_gain" FROM (SELECT "query_id" AS "_query", "rel" AS "_rel",'
+        ' "rnk" AS "_rnk", CASE WHEN "rnk" IS NULL THEN 0 ELSE 1 END AS "_returned", CASE WHEN "rel" IS '
+        'NULL THEN 0 ELSE 1 END AS "_judged" FROM "runs") AS "_selected"), "_positions" AS (SELECT *, ROW_NUMBER() '
+        'OVER (PARTITION BY "_query", "_returned" ORDER BY "_rnk" ASC) AS "_position", RANK() OVER (PARTITION BY '
+        '"_query", "_returned" ORDER BY "_rnk" ASC) AS "_group_start", COUNT("_rnk") OVER (PARTITION BY "_query") AS '
+        '"_ranked", ROW_NUMBER() OVER (PARTITION BY "_query", "_judged" ORDER BY "_gain" DESC) AS "_ideal_position" FROM '
+        '"_source"), "_ties" AS (SELECT *, COUNT(*) OVER (PARTITION BY "_query", "_returned", "_group_start") AS "_group_size", '
+        'AVG("_gain") OVER (PARTITION BY "_query", "_returned", "_group_start") AS "_gain_mean" FROM "_positions") SELECT "_query" AS '
+        '"query_id", COALESCE(SUM(CASE WHEN "_returned" = 1 AND "_position" <= 3 THEN CAST(("_gain_mean") AS DOUBLE) /'
+        ' (CAST((LN(CAST("_position" AS DOUBLE) + CAST(1 AS DOUBLE))) AS DOUBLE) / (LN(CAST(2 AS '
+        'DOUBLE)))) END), CAST(0 AS DOUBLE)) AS "dcg" FROM "_ties" GROUP BY "_query"'
     ),
     "bigquery": (
-        "WITH `_src` AS (SELECT *, CASE WHEN `_rel` IS NULL THEN CAST(0 AS FLOAT64) WHEN `_rel` < 0"
+        "WITH `_source` AS (SELECT *, CASE WHEN `_rel` IS NULL THEN CAST(0 AS FLOAT64) WHEN `_rel` < 0"
         " THEN ERROR('duckdb_ndcg: negative grade (pass negative=\"zero\" to give it gain 0): ' || "
         "CAST(`_rel` AS STRING)) ELSE POWER(CAST(2 AS FLOAT64), CAST(`_rel` AS FLOAT64)) - CAST(1 "
-        "AS FLOAT64) END AS `_g` FROM (SELECT `query_id` AS `_q`, `rel` AS `_rel`, `rnk` AS `_rnk`,"
-        " CASE WHEN `rnk` IS NULL THEN 0 ELSE 1 END AS `_ret`, CASE WHEN `rel` IS NULL THEN 0 ELSE "
-        "1 END AS `_jud` FROM `runs`) AS `_s`), `_pos` AS (SELECT *, ROW_NUMBER() OVER (PARTITION "
-        "BY `_q`, `_ret` ORDER BY `_rnk` ASC) AS `_p`, RANK() OVER (PARTITION BY `_q`, `_ret` ORDER"
-        " BY `_rnk` ASC) AS `_grp`, COUNT(`_rnk`) OVER (PARTITION BY `_q`) AS `_n`, ROW_NUMBER() "
-        "OVER (PARTITION BY `_q`, `_jud` ORDER BY `_g` DESC) AS `_ip` FROM `_src`), `_tie` AS "
-        "(SELECT *, COUNT(*) OVER (PARTITION BY `_q`, `_ret`, `_grp`) AS `_gn`, AVG(`_g`) OVER "
-        "(PARTITION BY `_q`, `_ret`, `_grp`) AS `_ga` FROM `_pos`) SELECT `_q` AS `query_id`, "
-        "COALESCE(SUM(CASE WHEN `_ret` = 1 AND `_p` <= 3 THEN (`_ga`) / ((LN(CAST(`_p` AS FLOAT64) "
+        "AS FLOAT64) END AS `_gain` FROM (SELECT `query_id` AS `_query`, `rel` AS `_rel`, `rnk` AS `_rnk`,"
+        " CASE WHEN `rnk` IS NULL THEN 0 ELSE 1 END AS `_returned`, CASE WHEN `rel` IS NULL THEN 0 ELSE "
+        "1 END AS `_judged` FROM `runs`) AS `_selected`), `_positions` AS (SELECT *, ROW_NUMBER() OVER (PARTITION "
+        "BY `_query`, `_returned` ORDER BY `_rnk` ASC) AS `_position`, RANK() OVER (PARTITION BY `_query`, `_returned` ORDER"
+        " BY `_rnk` ASC) AS `_group_start`, COUNT(`_rnk`) OVER (PARTITION BY `_query`) AS `_ranked`, ROW_NUMBER() "
+        "OVER (PARTITION BY `_query`, `_judged` ORDER BY `_gain` DESC) AS `_ideal_position` FROM `_source`), `_ties` AS "
+        "(SELECT *, COUNT(*) OVER (PARTITION BY `_query`, `_returned`, `_group_start`) AS `_group_size`, AVG(`_gain`) OVER "
+        "(PARTITION BY `_query`, `_returned`, `_group_start`) AS `_gain_mean` FROM `_positions`) SELECT `_query` AS `query_id`, "
+        "COALESCE(SUM(CASE WHEN `_returned` = 1 AND `_position` <= 3 THEN (`_gain_mean`) / ((LN(CAST(`_position` AS FLOAT64) "
         "+ CAST(1 AS FLOAT64))) / (LN(CAST(2 AS FLOAT64)))) END), CAST(0 AS FLOAT64)) AS `dcg` FROM"
-        " `_tie` GROUP BY `_q`"
+        " `_ties` GROUP BY `_query`"
     ),
     "snowflake": (
-        'WITH "_src" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE) WHEN "_rel" < 0 '
+        'WITH "_source" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE) WHEN "_rel" < 0 '
         "THEN CAST('duckdb_ndcg: negative grade (pass negative=\"zero\" to give it gain 0): ' || "
         'CAST("_rel" AS VARCHAR) AS DOUBLE) ELSE POWER(CAST(2 AS DOUBLE), CAST("_rel" AS DOUBLE)) -'
-        ' CAST(1 AS DOUBLE) END AS "_g" FROM (SELECT "query_id" AS "_q", "rel" AS "_rel", "rnk" AS '
-        '"_rnk", CASE WHEN "rnk" IS NULL THEN 0 ELSE 1 END AS "_ret", CASE WHEN "rel" IS NULL THEN '
-        '0 ELSE 1 END AS "_jud" FROM "runs") AS "_s"), "_pos" AS (SELECT *, ROW_NUMBER() OVER '
-        '(PARTITION BY "_q", "_ret" ORDER BY "_rnk" ASC) AS "_p", RANK() OVER (PARTITION BY "_q", '
-        '"_ret" ORDER BY "_rnk" ASC) AS "_grp", COUNT("_rnk") OVER (PARTITION BY "_q") AS "_n", '
-        'ROW_NUMBER() OVER (PARTITION BY "_q", "_jud" ORDER BY "_g" DESC) AS "_ip" FROM "_src"), '
-        '"_tie" AS (SELECT *, COUNT(*) OVER (PARTITION BY "_q", "_ret", "_grp") AS "_gn", AVG("_g")'
-        ' OVER (PARTITION BY "_q", "_ret", "_grp") AS "_ga" FROM "_pos") SELECT "_q" AS "query_id",'
-        ' COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= 3 THEN ("_ga") / ((LN(CAST("_p" AS DOUBLE) '
+        ' CAST(1 AS DOUBLE) END AS "_gain" FROM (SELECT "query_id" AS "_query", "rel" AS "_rel", "rnk" AS '
+        '"_rnk", CASE WHEN "rnk" IS NULL THEN 0 ELSE 1 END AS "_returned", CASE WHEN "rel" IS NULL THEN '
+        '0 ELSE 1 END AS "_judged" FROM "runs") AS "_selected"), "_positions" AS (SELECT *, ROW_NUMBER() OVER '
+        '(PARTITION BY "_query", "_returned" ORDER BY "_rnk" ASC) AS "_position", RANK() OVER (PARTITION BY "_query", '
+        '"_returned" ORDER BY "_rnk" ASC) AS "_group_start", COUNT("_rnk") OVER (PARTITION BY "_query") AS "_ranked", '
+        'ROW_NUMBER() OVER (PARTITION BY "_query", "_judged" ORDER BY "_gain" DESC) AS "_ideal_position" FROM "_source"), '
+        '"_ties" AS (SELECT *, COUNT(*) OVER (PARTITION BY "_query", "_returned", "_group_start") AS "_group_size", AVG("_gain")'
+        ' OVER (PARTITION BY "_query", "_returned", "_group_start") AS "_gain_mean" FROM "_positions") SELECT "_query" AS "query_id",'
+        ' COALESCE(SUM(CASE WHEN "_returned" = 1 AND "_position" <= 3 THEN ("_gain_mean") / ((LN(CAST("_position" AS DOUBLE) '
         '+ CAST(1 AS DOUBLE))) / (LN(CAST(2 AS DOUBLE)))) END), CAST(0 AS DOUBLE)) AS "dcg" FROM '
-        '"_tie" GROUP BY "_q"'
+        '"_ties" GROUP BY "_query"'
     ),
     "redshift": (
-        'WITH "_src" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE PRECISION) WHEN '
+        'WITH "_source" AS (SELECT *, CASE WHEN "_rel" IS NULL THEN CAST(0 AS DOUBLE PRECISION) WHEN '
         '"_rel" < 0 THEN CAST(\'duckdb_ndcg: negative grade (pass negative="zero" to give it gain '
         '0): \' || CAST("_rel" AS VARCHAR(MAX)) AS DOUBLE PRECISION) ELSE POWER(CAST(2 AS DOUBLE '
-        'PRECISION), CAST("_rel" AS DOUBLE PRECISION)) - CAST(1 AS DOUBLE PRECISION) END AS "_g" '
-        'FROM (SELECT "query_id" AS "_q", "rel" AS "_rel", "rnk" AS "_rnk", CASE WHEN "rnk" IS NULL'
-        ' THEN 0 ELSE 1 END AS "_ret", CASE WHEN "rel" IS NULL THEN 0 ELSE 1 END AS "_jud" FROM '
-        '"runs") AS "_s"), "_pos" AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY "_q", "_ret" ORDER '
-        'BY "_rnk" ASC) AS "_p", RANK() OVER (PARTITION BY "_q", "_ret" ORDER BY "_rnk" ASC) AS '
-        '"_grp", COUNT("_rnk") OVER (PARTITION BY "_q") AS "_n", ROW_NUMBER() OVER (PARTITION BY '
-        '"_q", "_jud" ORDER BY "_g" DESC) AS "_ip" FROM "_src"), "_tie" AS (SELECT *, COUNT(*) OVER'
-        ' (PARTITION BY "_q", "_ret", "_grp") AS "_gn", AVG("_g") OVER (PARTITION BY "_q", "_ret", '
-        '"_grp") AS "_ga" FROM "_pos") SELECT "_q" AS "query_id", COALESCE(SUM(CASE WHEN "_ret" = 1'
-        ' AND "_p" <= 3 THEN CAST(("_ga") AS DOUBLE PRECISION) / (CAST((LN(CAST("_p" AS DOUBLE '
+        'PRECISION), CAST("_rel" AS DOUBLE PRECISION)) - CAST(1 AS DOUBLE PRECISION) END AS "_gain" '
+        'FROM (SELECT "query_id" AS "_query", "rel" AS "_rel", "rnk" AS "_rnk", CASE WHEN "rnk" IS NULL'
+        ' THEN 0 ELSE 1 END AS "_returned", CASE WHEN "rel" IS NULL THEN 0 ELSE 1 END AS "_judged" FROM '
+        '"runs") AS "_selected"), "_positions" AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY "_query", "_returned" ORDER '
+        'BY "_rnk" ASC) AS "_position", RANK() OVER (PARTITION BY "_query", "_returned" ORDER BY "_rnk" ASC) AS '
+        '"_group_start", COUNT("_rnk") OVER (PARTITION BY "_query") AS "_ranked", ROW_NUMBER() OVER (PARTITION BY '
+        '"_query", "_judged" ORDER BY "_gain" DESC) AS "_ideal_position" FROM "_source"), "_ties" AS (SELECT *, COUNT(*) OVER'
+        ' (PARTITION BY "_query", "_returned", "_group_start") AS "_group_size", AVG("_gain") OVER (PARTITION BY "_query", "_returned", '
+        '"_group_start") AS "_gain_mean" FROM "_positions") SELECT "_query" AS "query_id", COALESCE(SUM(CASE WHEN "_returned" = 1'
+        ' AND "_position" <= 3 THEN CAST(("_gain_mean") AS DOUBLE PRECISION) / (CAST((LN(CAST("_position" AS DOUBLE '
         "PRECISION) + CAST(1 AS DOUBLE PRECISION))) AS DOUBLE PRECISION) / (LN(CAST(2 AS DOUBLE "
-        'PRECISION)))) END), CAST(0 AS DOUBLE PRECISION)) AS "dcg" FROM "_tie" GROUP BY "_q"'
+        'PRECISION)))) END), CAST(0 AS DOUBLE PRECISION)) AS "dcg" FROM "_ties" GROUP BY "_query"'
     ),
 }
 
@@ -88,25 +88,25 @@ EXPECTED = {
 # else the value, 0 where it divides by 0.
 EMPTY_IDEAL_COLUMN = {
     "trino": (
-        'CASE WHEN COALESCE(SUM("_h"), 0) = 0 THEN CAST(NULL AS DOUBLE) ELSE COALESCE(CAST(('
-        'COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= "_rt" THEN CAST("_h" AS DOUBLE) END), '
-        'CAST(0 AS DOUBLE))) AS DOUBLE) / (NULLIF(SUM("_h"), 0)), CAST(0 AS DOUBLE)) END AS '
+        'CASE WHEN COALESCE(SUM("_hit"), 0) = 0 THEN CAST(NULL AS DOUBLE) ELSE COALESCE(CAST(('
+        'COALESCE(SUM(CASE WHEN "_returned" = 1 AND "_position" <= "_hit_total" THEN CAST("_hit" AS DOUBLE) END), '
+        'CAST(0 AS DOUBLE))) AS DOUBLE) / (NULLIF(SUM("_hit"), 0)), CAST(0 AS DOUBLE)) END AS '
         '"r_precision"'
     ),
     "bigquery": (
-        "CASE WHEN COALESCE(SUM(`_h`), 0) = 0 THEN CAST(NULL AS FLOAT64) ELSE COALESCE((COALESCE("
-        "SUM(CASE WHEN `_ret` = 1 AND `_p` <= `_rt` THEN CAST(`_h` AS FLOAT64) END), CAST(0 AS "
-        "FLOAT64))) / (NULLIF(SUM(`_h`), 0)), CAST(0 AS FLOAT64)) END AS `r_precision`"
+        "CASE WHEN COALESCE(SUM(`_hit`), 0) = 0 THEN CAST(NULL AS FLOAT64) ELSE COALESCE((COALESCE("
+        "SUM(CASE WHEN `_returned` = 1 AND `_position` <= `_hit_total` THEN CAST(`_hit` AS FLOAT64) END), CAST(0 AS "
+        "FLOAT64))) / (NULLIF(SUM(`_hit`), 0)), CAST(0 AS FLOAT64)) END AS `r_precision`"
     ),
     "snowflake": (
-        'CASE WHEN COALESCE(SUM("_h"), 0) = 0 THEN CAST(NULL AS DOUBLE) ELSE COALESCE((COALESCE('
-        'SUM(CASE WHEN "_ret" = 1 AND "_p" <= "_rt" THEN CAST("_h" AS DOUBLE) END), CAST(0 AS '
-        'DOUBLE))) / (NULLIF(SUM("_h"), 0)), CAST(0 AS DOUBLE)) END AS "r_precision"'
+        'CASE WHEN COALESCE(SUM("_hit"), 0) = 0 THEN CAST(NULL AS DOUBLE) ELSE COALESCE((COALESCE('
+        'SUM(CASE WHEN "_returned" = 1 AND "_position" <= "_hit_total" THEN CAST("_hit" AS DOUBLE) END), CAST(0 AS '
+        'DOUBLE))) / (NULLIF(SUM("_hit"), 0)), CAST(0 AS DOUBLE)) END AS "r_precision"'
     ),
     "redshift": (
-        'CASE WHEN COALESCE(SUM("_h"), 0) = 0 THEN CAST(NULL AS DOUBLE PRECISION) ELSE COALESCE('
-        'CAST((COALESCE(SUM(CASE WHEN "_ret" = 1 AND "_p" <= "_rt" THEN CAST("_h" AS DOUBLE '
-        'PRECISION) END), CAST(0 AS DOUBLE PRECISION))) AS DOUBLE PRECISION) / (NULLIF(SUM("_h"), '
+        'CASE WHEN COALESCE(SUM("_hit"), 0) = 0 THEN CAST(NULL AS DOUBLE PRECISION) ELSE COALESCE('
+        'CAST((COALESCE(SUM(CASE WHEN "_returned" = 1 AND "_position" <= "_hit_total" THEN CAST("_hit" AS DOUBLE '
+        'PRECISION) END), CAST(0 AS DOUBLE PRECISION))) AS DOUBLE PRECISION) / (NULLIF(SUM("_hit"), '
         '0)), CAST(0 AS DOUBLE PRECISION)) END AS "r_precision"'
     ),
 }
