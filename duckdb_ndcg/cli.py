@@ -112,6 +112,11 @@ class UsageError(Exception):
     """A problem of the command line: printed as one line, exit code 2."""
 
 
+class VerbatimUsageError(UsageError):
+    """A UsageError printed as written: a measure string (``rbp.p=0.8``) is not a SQL setting
+    to reword as a flag."""
+
+
 class DataError(Exception):
     """A problem of the data or the run, found by the CLI itself: one line, exit code 1."""
 
@@ -1226,7 +1231,7 @@ def _trec(args: argparse.Namespace) -> None:
     try:
         trec.trec_measures(args.measures)
     except ValueError as error:
-        raise UsageError(f"-m: {error}") from None
+        raise VerbatimUsageError(f"-m: {error}") from None
     for role, path in (("qrels", args.qrels), ("run", args.run_file)):
         if not Path(path).is_file():
             raise UsageError(f"{role} file {path!r} does not exist")
@@ -1358,6 +1363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except duckdb.OutOfMemoryException as error:
         print(f"{prog}: {_first_line(error)}. {_OUT_OF_MEMORY}", file=sys.stderr)
         return DATA
+    except VerbatimUsageError as error:
+        print(f"{prog}: {_first_line(error)}", file=sys.stderr)
+        return USAGE
     except UsageError as error:
         print(f"{prog}: {_cli_wording(_first_line(error))}", file=sys.stderr)
         return USAGE

@@ -21,6 +21,7 @@ import duckdb
 
 from duckdb_ndcg.measures import (
     NICKNAMES,
+    TEXT_METRICS,
     TREC_ORDER,
     Measure,
     MeasureError,
@@ -36,9 +37,11 @@ _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "al
 
 def trec_measures(names: Sequence[str]) -> tuple[bool, list[Measure], list[str]]:
     """The ``-m`` values read as trec_eval reads them: (runid asked, the measures in trec_eval's
-    printing order, the names of ``all_trec`` this engine skips). A measure named twice keeps its
-    first parameters, as trec_eval does."""
+    printing order, the names of ``all_trec`` this engine skips). A measure named twice with
+    parameters keeps its first ones, as trec_eval does; a nickname's member (``all_trec``) takes
+    those given with ``-m`` (``-m all_trec -m relstring.20``)."""
     chosen: dict[str, list[Measure]] = {}
+    explicit: set[str] = set()  # measures given with their parameters (not by a nickname)
     runid, skipped = False, []
     for name in names or ["official"]:
         if name in NICKNAMES:
@@ -57,7 +60,9 @@ def trec_measures(names: Sequence[str]) -> tuple[bool, list[Measure], list[str]]
         measures = parse_measures(name, "trec_eval")
         base = name.split(".", 1)[0]
         base = base if base in TREC_ORDER else _base(measures[0])
-        chosen.setdefault(base, measures)
+        if base not in explicit:  # a nickname's member takes the parameters given with -m
+            chosen[base] = measures
+            explicit.add(base)
     ordered = [m for base in TREC_ORDER if base in chosen for m in chosen[base]]
     return runid, ordered, skipped
 
@@ -98,19 +103,20 @@ def trec_lines(
         [run, cap],
     )
     # the query set: queries both judged and run (-c: every judged query); a run's query that
-    # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "not in
-    # the pool" (-1) or "in the pool, unjudged" (-2): unjudged here
+    # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "in the
+    # pool, unjudged" (its -2; a document not in the qrels is its -1, "not in the pool"):
+    # unjudged here, and qrels_grade tells the two apart (infAP, relstring)
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _trec_judged AS
         SELECT coalesce(r.query_id, q.query_id) AS query_id,
                coalesce(r.item_id, q.item_id) AS item_id,
-               CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk
+               CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk, q.rel AS qrels_grade
         FROM _trec_run r FULL OUTER JOIN _trec_qrels q USING (query_id, item_id)
         WHERE coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
           AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run))""",
         [complete],
     )
-    sql, params = measures_sql(chosen, "_trec_judged")
+    sql, params = measures_sql(chosen, "_trec_judged", pool_col="qrels_grade")
     con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
     if per_query:
         rows = con.execute("SELECT * FROM _trec_scores ORDER BY query_id").fetchall()
@@ -127,13 +133,16 @@ def trec_lines(
         yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
     totals = con.execute(summary_sql(chosen, "_trec_scores")).fetchone() or ()
     for measure, value in zip(chosen, totals):
-        yield _line(measure, "all", value)
+        if measure.metric not in TEXT_METRICS:  # relstring: per query only, as trec_eval
+            yield _line(measure, "all", value)
 
 
-def _line(measure: Measure, query: str, value: float | None) -> str:
+def _line(measure: Measure, query: str, value: float | str | None) -> str:
     """One line as trec_eval prints it: the name padded to 22, tab, query, tab, value (counts as
-    whole numbers, the rest with 4 decimals)."""
-    number = value if value is not None else 0.0
+    whole numbers, relstring's text quoted, the rest with 4 decimals)."""
+    if measure.metric in TEXT_METRICS:
+        return f"{measure.trec:<22}\t{query}\t'{value or ''}'"
+    number = float(value) if value is not None else 0.0
     text = f"{round(number)}" if measure.metric in _COUNT_METRICS else f"{number:.4f}"
     return f"{measure.trec:<22}\t{query}\t{text}"
 
