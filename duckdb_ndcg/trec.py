@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import duckdb
 
+from duckdb_ndcg.conventions import PRESETS
 from duckdb_ndcg.measures import (
     NICKNAMES,
     TEXT_METRICS,
@@ -30,6 +31,7 @@ from duckdb_ndcg.measures import (
     summary_sql,
     with_threshold,
 )
+from duckdb_ndcg.presets import trec_complete
 
 _COUNT_METRICS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "all" only
@@ -84,11 +86,15 @@ def trec_lines(
     level: int = 1,
     max_retrieved: int | None = None,
     summary: bool = True,
+    preset: str | None = None,
 ) -> Iterator[str]:
     """trec_eval's output lines for the qrels and run files: ``measures`` as ``-m`` takes them
     (default ``official``), ``per_query`` ``-q``, ``complete`` ``-c`` (queries judged but not run
     count, scoring 0), ``judged_only`` ``-J``, ``level`` ``-l``, ``max_retrieved`` ``-M``,
-    ``summary`` False for ``-n``. ``con`` has the macros registered."""
+    ``summary`` False for ``-n``, ``preset`` a tool's query set (``conventions.PRESETS``:
+    'trec_eval', 'trec_eval_c', 'ir_measures', 'ranx'; the last three score every judged query,
+    as ``complete``). ``con`` has the macros registered."""
+    complete = complete or (preset is not None and trec_complete(preset))
     runid, chosen, skipped = trec_measures(list(measures))
     if skipped:
         print(f"duckdb-ndcg trec: all_trec: not computed yet: {', '.join(skipped)}",
@@ -189,4 +195,8 @@ all_trec (the part of it computed here; the rest is named on stderr).""",
     te.add_argument("-M", dest="max_retrieved", type=_positive, metavar="N",
                     help="read at most the first N items of each query (default all)")
     te.add_argument("-n", dest="no_summary", action="store_true", help="no summary (all) lines")
+    te.add_argument("--preset", choices=list(PRESETS),
+                    help="the query set as a tool has it: trec_eval (judged and run, the "
+                    "default), trec_eval_c, ir_measures, ranx (every judged query, 0 when not "
+                    "run: -c)")
     return te
