@@ -144,3 +144,30 @@ def test_every_row_states_its_source() -> None:
         assert preset.source and preset.ties in ("key", "average", "position")
         assert preset.queries in ("judged_and_run", "judged", "ranked")
         assert preset.ideal in ("judged", "ranked") and preset.gain in ("linear", "exponential")
+
+
+def test_readme_recipes_and_table(tmp_path, monkeypatch, capsys) -> None:
+    """The README's presets section: its two command lines run (trec: ir_measures' query set,
+    8 queries; evaluate: sklearn's NDCG@3 of the shown items), and its table is PRESETS."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Presets: each tool's conventions"):]
+    section = section[:section.index("\n### ", 5)]
+    trec_line, evaluate_line = section.split("```bash\n", 1)[1].split("\n```", 1)[0].splitlines()
+    for preset in PRESETS.values():
+        row = f"| `{preset.name}` | {preset.ties} | {preset.queries} | {preset.gain} | "
+        assert row in section, row
+    monkeypatch.chdir(TREC)
+    assert cli.main(trec_line.split()[1:]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "ndcg                  \tall\t" in lines[-1] and len(lines) == 2
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shown.csv").write_text("query_id,item_id,score\nq1,a,0.9\nq1,b,0.5\nq1,c,0.5\n")
+    (tmp_path / "events.csv").write_text(
+        "query_id,item_id,event_type\nq1,b,purchase\nq1,c,click\nq1,d,purchase\n")
+    assert cli.main(evaluate_line.split()[1:]) == 0
+    capsys.readouterr()
+    with duckdb.connect() as con:
+        ((value,),) = con.execute("SELECT ndcg FROM 'ndcg.csv'").fetchall()
+    from sklearn.metrics import ndcg_score
+
+    assert value == pytest.approx(ndcg_score([[0, 3, 1]], [[0.9, 0.5, 0.5]], k=3), abs=1e-9)
