@@ -16,10 +16,12 @@ import argparse
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 
 from duckdb_ndcg.conventions import PRESETS
+from duckdb_ndcg.macros import quoted
 from duckdb_ndcg.measures import (
     NICKNAMES,
     TEXT_METRICS,
@@ -104,10 +106,15 @@ def trec_lines(
         chosen = [replace(m, judged_only=True) for m in chosen]
     cap = max_retrieved if max_retrieved is not None else 2**62
     con.execute("CREATE OR REPLACE TEMP TABLE _trec_qrels AS SELECT * FROM read_qrels($1)", [qrels])
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE _trec_run AS SELECT * FROM read_trec_run($1) WHERE rnk <= $2",
-        [run, cap],
-    )
+    parquet = _parquet_columns(con, run)
+    if parquet is None:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _trec_run AS "
+            "SELECT * FROM read_trec_run($1) WHERE rnk <= $2",
+            [run, cap],
+        )
+    else:
+        _read_parquet_run(con, run, parquet, cap)
     # the query set: queries both judged and run (-c: every judged query); a run's query that
     # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "in the
     # pool, unjudged" (its -2; a document not in the qrels is its -1, "not in the pool"):
@@ -132,7 +139,12 @@ def trec_lines(
                     yield _line(measure, row[0], value)
     if not summary:
         return
-    if runid:
+    if runid and parquet is not None:  # its run_id (or tag) column, else the file's name
+        tag = (con.execute(f"SELECT max({quoted(parquet['tag'])})::VARCHAR FROM read_parquet($1)",
+                           [run]).fetchone() if parquet["tag"]
+               else (Path(run).name.removesuffix(".parquet"),))
+        yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
+    elif runid:
         tag = con.execute(
             "SELECT list(fields[6] ORDER BY line_no)[-1] FROM _ndcg_read_fields($1)", [run]
         ).fetchone()
@@ -141,6 +153,67 @@ def trec_lines(
     for measure, value in zip(chosen, totals):
         if measure.metric not in TEXT_METRICS:  # relstring: per query only, as trec_eval
             yield _line(measure, "all", value)
+
+
+# the columns of a Parquet run: (query, document, score) as ir_measures' data frames name them,
+# or as PyTerrier's; a run_id (or tag) column gives runid
+_PARQUET_NAMES = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
+
+
+def _parquet_columns(con: duckdb.DuckDBPyConnection, run: str) -> dict[str, str] | None:
+    """The query, doc, score and tag ('' for none) columns of a Parquet run file; None for a
+    text run."""
+    if not run.lower().endswith(".parquet"):
+        return None
+    names = [row[0] for row in con.execute(
+        "SELECT name FROM parquet_schema($1) WHERE coalesce(num_children, 0) = 0", [run]
+    ).fetchall()]
+    for query, doc, score in _PARQUET_NAMES:
+        if {query, doc, score} <= set(names):
+            tag = next((n for n in ("run_id", "tag") if n in names), "")
+            return {"query": query, "doc": doc, "score": score, "tag": tag}
+    wanted = " or ".join(", ".join(columns) for columns in _PARQUET_NAMES)
+    raise ValueError(f"{run}: a Parquet run needs the columns {wanted}; it has "
+                     f"{', '.join(names) or 'none'}")
+
+
+# the first problem of a Parquet run's rows (x: its rows as query_id, item_id, score, _text),
+# or NULL: a missing query or document, a score that is not a finite number, a document listed
+# twice for one query
+_PARQUET_PROBLEM = """coalesce(
+    (SELECT 'a row has no query or document' FROM x
+     WHERE query_id IS NULL OR item_id IS NULL LIMIT 1),
+    (SELECT printf('score %s of document %s (query %s) is not a finite number',
+                   coalesce(chr(39) || _text || chr(39), 'NULL'),
+                   chr(39) || item_id || chr(39), chr(39) || query_id || chr(39))
+     FROM x WHERE score IS NULL OR NOT isfinite(score) LIMIT 1),
+    (SELECT printf('document %s is listed more than once for query %s',
+                   chr(39) || item_id || chr(39), chr(39) || query_id || chr(39))
+     FROM x GROUP BY query_id, item_id HAVING count(*) > 1 LIMIT 1))"""
+
+
+def _read_parquet_run(con: duckdb.DuckDBPyConnection, run: str, columns: dict[str, str],
+                      cap: int) -> None:
+    """_trec_run from a Parquet run: read_trec_run's order (score descending, then document id
+    descending) and checks, each problem an error naming the file and the row's values."""
+    q, d, s = (quoted(columns[c]) for c in ("query", "doc", "score"))
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE _trec_run AS
+        WITH x AS MATERIALIZED (
+            SELECT {q}::VARCHAR AS query_id, {d}::VARCHAR AS item_id,
+                   TRY_CAST({s} AS DOUBLE) AS score, {s}::VARCHAR AS _text
+            FROM read_parquet($1)
+        ),
+        problem AS (SELECT {_PARQUET_PROBLEM} AS p)
+        SELECT * FROM (
+            SELECT query_id, item_id, score,
+                   row_number() OVER (PARTITION BY query_id ORDER BY score DESC, item_id DESC)
+                   AS rnk
+            FROM x, problem
+            WHERE CASE WHEN p IS NULL THEN true ELSE error('duckdb_ndcg: ' || $1 || ': ' || p) END
+        ) WHERE rnk <= $2""",
+        [run, cap],
+    )
 
 
 def _line(measure: Measure, query: str, value: float | str | None) -> str:
@@ -181,7 +254,8 @@ Measures: -m name[.params] (repeatable; official by default), nicknames official
 all_trec (the part of it computed here; the rest is named on stderr).""",
     )
     te.add_argument("qrels", metavar="QRELS", help="the qrels file (query_id iteration item_id grade)")
-    te.add_argument("run_file", metavar="RUN", help="the run file (query_id Q0 item_id rank score tag)")
+    te.add_argument("run_file", metavar="RUN", help="the run file (query_id Q0 item_id rank score tag), or a .parquet "
+                    "run (columns query_id, doc_id, score, or qid, docno, score)")
     te.add_argument("-m", dest="measures", action="append", default=[], metavar="MEASURE",
                     help="a measure, name[.params] (ndcg_cut.5,10) or a nickname (default official)")
     te.add_argument("-q", dest="per_query", action="store_true", help="also every query's values")
