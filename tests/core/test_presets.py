@@ -24,18 +24,17 @@ ROOT = Path(__file__).parents[2]
 TREC = ROOT / "tests" / "fixtures" / "trec_eval"
 
 
-@pytest.fixture(scope="module")
-def con():
-    with duckdb.connect() as con:
-        duckdb_ndcg.register(con)
-        # q1: equal scores (b, c), d graded but never shown; q2: nothing relevant shown
-        con.execute("""CREATE TABLE shown AS SELECT * FROM (VALUES
-            ('q1', 'a', 0.9, 1), ('q1', 'b', 0.5, 2), ('q1', 'c', 0.5, 3), ('q1', 'e', 0.1, 4),
-            ('q2', 'x', 2.0, 1), ('q2', 'y', 1.0, 2)) t(query_id, item_id, score, position)""")
-        con.execute("""CREATE TABLE events AS SELECT * FROM (VALUES
-            ('q1', 'b', 'purchase'), ('q1', 'c', 'click'), ('q1', 'e', 'add_to_cart'),
-            ('q1', 'd', 'purchase'), ('q2', 'z', 'click')) t(query_id, item_id, event_type)""")
-        yield con
+@pytest.fixture
+def shown(con):
+    """con (the shared connection of conftest) with the tables shown and events: q1 has equal
+    scores (b, c) and an item graded but never shown (d); q2 shows nothing relevant."""
+    con.execute("""CREATE TABLE shown AS SELECT * FROM (VALUES
+        ('q1', 'a', 0.9, 1), ('q1', 'b', 0.5, 2), ('q1', 'c', 0.5, 3), ('q1', 'e', 0.1, 4),
+        ('q2', 'x', 2.0, 1), ('q2', 'y', 1.0, 2)) t(query_id, item_id, score, position)""")
+    con.execute("""CREATE TABLE events AS SELECT * FROM (VALUES
+        ('q1', 'b', 'purchase'), ('q1', 'c', 'click'), ('q1', 'e', 'add_to_cart'),
+        ('q1', 'd', 'purchase'), ('q2', 'z', 'click')) t(query_id, item_id, event_type)""")
+    return con
 
 
 def _trec(con, qrels: str, run: str, preset: str, measures: list[str]) -> dict[str, str]:
@@ -85,7 +84,8 @@ def test_ranx_preset(con, tmp_path) -> None:
                     "recip_rank": f"{mean['mrr']:.4f}"}
 
 
-def test_sklearn_preset(con) -> None:
+def test_sklearn_preset(shown) -> None:
+    con = shown
     from sklearn.metrics import ndcg_score
 
     mine = dict(duckdb_ndcg.evaluate("shown", "events", con=con, score_col="score", k=3,
@@ -101,7 +101,8 @@ def test_sklearn_preset(con) -> None:
 
 
 @pytest.mark.parametrize("preset", ["lightgbm", "xgboost"])
-def test_gbdt_presets(con, preset: str) -> None:
+def test_gbdt_presets(shown, preset: str) -> None:
+    con = shown
     mine = dict(duckdb_ndcg.evaluate("shown", "events", con=con, k=3, preset=preset)
                 .project("query_id, ndcg").fetchall())
     # q1 by position: a 0, b 3, c 1 (2^g - 1: 0, 7, 1); ideal of the shown items 3, 2, 1 -> 7, 3, 1
@@ -123,7 +124,8 @@ BAD = [  # evaluate options, words of the one-line error
 
 
 @pytest.mark.parametrize(("options", "words"), BAD, ids=[str(b[0]) for b in BAD])
-def test_bad_presets(con, options: dict, words: list[str]) -> None:
+def test_bad_presets(shown, options: dict, words: list[str]) -> None:
+    con = shown
     with pytest.raises(ValueError) as raised:
         duckdb_ndcg.evaluate("shown", "events", con=con, **options)
     message = str(raised.value)

@@ -30,17 +30,6 @@ def _params() -> list[str]:
     return module.PARAMS
 
 
-@pytest.fixture(scope="module")
-def con():
-    import duckdb
-
-    import duckdb_ndcg
-
-    with duckdb.connect() as con:
-        duckdb_ndcg.register(con)
-        yield con
-
-
 def test_parameters_as_trec_eval(con) -> None:
     """Every measure of PARAMS, -q -c: trec_eval's lines, but for one documented quirk."""
     mine = list(trec_lines(con, str(FIXTURES / "qrels.txt"), str(FIXTURES / "run.txt"), _params(),

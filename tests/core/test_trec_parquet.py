@@ -10,7 +10,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import duckdb_ndcg
 from duckdb_ndcg import cli
 from duckdb_ndcg.trec import trec_lines
 
@@ -18,13 +17,6 @@ FIXTURES = Path(__file__).parents[2] / "tests" / "fixtures" / "trec_eval"
 QRELS = str(FIXTURES / "qrels.txt")
 MEASURES = ["runid", "num_ret", "map", "P.5,10", "ndcg_cut.5", "infAP", "relstring",
             "recip_rank"]
-
-
-@pytest.fixture(scope="module")
-def con():
-    with duckdb.connect() as con:
-        duckdb_ndcg.register(con)
-        yield con
 
 
 def _parquet(con, path: Path, select: str) -> str:
