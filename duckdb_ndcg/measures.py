@@ -456,8 +456,8 @@ _TREC_ONLY: dict[str, tuple[str, str | None, tuple, str]] = {
     "unj": ("unj", "cutoff", (5, 10, 20), "{}"),
     "rbp": ("trec_rbp", "gains_p", (), ""),
     "rbp_resid": ("rbp_resid", "p", (), ""),
-    "utility": ("utility", None, (), ""),
-    "11pt_avg": ("11pt_avg", None, (), ""),
+    "utility": ("utility", "coefficients", (), ""),
+    "11pt_avg": ("11pt_avg", "levels", (), ""),
     "relative_P": ("relative_p", "cutoff", _CUTS, "{}"),
     "Rprec_mult": ("rprec_mult", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
                    "{:.2f}"),
@@ -476,6 +476,8 @@ def _trec_params(sets: str, args: str | None, defaults: tuple, token: str) -> li
     if args is not None and not args.strip():
         raise MeasureError(f"measure {token!r}: an empty parameter list")
     values = defaults if args is None else tuple(args.split(","))
+    if sets == "cutoff":  # trec_eval reads a cutoff with atol: 23.4 is 23 (ndcg_cut_23)
+        values = tuple(re.sub(r"^([0-9]+)\.[0-9]*$", r"\1", str(v).strip()) for v in values)
     return sorted({_checked(sets, v, token) for v in values})  # type: ignore[type-var]
 
 
@@ -486,6 +488,8 @@ def _trec_only(name: str, args: str | None, token: str) -> list[Measure]:
     metric, sets, defaults, printed = _TREC_ONLY[name]
     if sets in ("gains", "gains_p", "p", "length"):
         return [_trec_pairs(name, metric, sets, args, token)]
+    if sets in ("coefficients", "levels"):
+        return [_trec_numbers(name, metric, sets, args, token)]
     if sets is None:
         if args is not None:
             raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters here "
@@ -496,6 +500,25 @@ def _trec_only(name: str, args: str | None, token: str) -> list[Measure]:
         label = f"{name}_{printed.format(value)}"
         result.append(Measure(label, metric, (("n", value), ("threshold", 1)), trec=label))
     return result
+
+
+def _trec_numbers(name: str, metric: str, sets: str, args: str | None, token: str) -> Measure:
+    """utility's four coefficients (m_utility.c: relevant returned, other returned, relevant not
+    returned, other not returned; default 1,-1,0,0) or 11pt_avg's recall levels (m_11pt_avg.c;
+    default 0.0, 0.1, ..., 1.0), named ``name_<args>`` as trec_eval prints them."""
+    label = name if args is None else f"{name}_{args}"
+    what = {"coefficients": "four numbers (utility.1,-1,0,0)",
+            "levels": "recall levels between 0 and 1 (11pt_avg.0.25,0.5)"}[sets]
+    try:
+        values = [float(v) for v in args.split(",")] if args is not None else (
+            [1.0, -1.0, 0.0, 0.0] if sets == "coefficients" else list(_RECALLS))
+    except ValueError:
+        raise MeasureError(f"measure {token!r}: {name} takes {what}") from None
+    if (sets == "coefficients" and len(values) != 4) or not all(map(math.isfinite, values)) or (
+            sets == "levels" and not all(0 <= v <= 1 for v in values)):
+        raise MeasureError(f"measure {token!r}: {name} takes {what}")
+    option = "coefficients" if sets == "coefficients" else "levels"
+    return Measure(label, metric, ((option, tuple(values)), ("threshold", 1)), trec=label)
 
 
 def _trec_pairs(name: str, metric: str, sets: str, args: str | None, token: str) -> Measure:
@@ -658,8 +681,15 @@ _COUNTS.update({
     "set_rel_p": ("CASE WHEN count({k}) > 0 AND count(*) FILTER (WHERE {r} >= {t}) > 0 THEN "
                   "(count({k}) FILTER (WHERE {r} >= {t}))::DOUBLE "
                   "/ least(count({k}), count(*) FILTER (WHERE {r} >= {t})) ELSE 0.0 END"),
-    # trec_eval utility with its default coefficients: +1 a relevant returned row, -1 another
-    "utility": "(2 * count({k}) FILTER (WHERE {r} >= {t}) - count({k}))",
+    # trec_eval utility (m_utility.c): c1 x relevant returned + c2 x other returned + c3 x
+    # relevant not returned + c4 x (N + relevant returned - returned - relevant), N = 0 (trec_eval
+    # -N, the collection's size, is not read here); {u} the coefficients
+    "utility": ("{u}[1] * count({k}) FILTER (WHERE {r} >= {t}) "
+                "+ {u}[2] * (count({k}) - count({k}) FILTER (WHERE {r} >= {t})) "
+                "+ {u}[3] * (count(*) FILTER (WHERE {r} >= {t}) "
+                "- count({k}) FILTER (WHERE {r} >= {t})) "
+                "+ {u}[4] * (count({k}) FILTER (WHERE {r} >= {t}) - count({k}) "
+                "- count(*) FILTER (WHERE {r} >= {t}))"),
     # trec_eval relative_P_n: relevant among the first n returned / min(n, R); 0 when R is 0
     "relative_p": ("list_transform([" + _RELS + "], lambda s: CASE WHEN s.relevant = 0 THEN 0.0 "
                    "ELSE len(list_filter(s.rels[1:{n}], lambda h: h)) / least({n}, s.relevant) "
@@ -673,11 +703,17 @@ _COUNTS.update({
 # the level l of IPrec as a count of the R relevant rows: trec_eval 9 (and pytrec_eval, which
 # ir_measures runs) truncates l R + 0.9; trec_eval 10 rounds l R half away from zero (lround)
 _IPREC_COUNT = {"trec_eval_9": "floor(s.relevant * {l} + 0.9)", "trec_eval_10": "round(s.relevant * {l})"}
-# trec_eval 11pt_avg: the mean of the eleven interpolated precisions iprec_at_recall_0.00 ..
+# trec_eval 11pt_avg: the mean of the interpolated precisions at its levels (by default the
+# eleven of iprec_at_recall_0.00 ..
 # 1.00, each level's count of relevant rows rounded as trec_eval 10 rounds it
-_COUNTS["11pt_avg"] = "(" + " + ".join(
-    _COUNTS["iprec"].replace("{c}", _IPREC_COUNT["trec_eval_10"].replace("{l}", f"{level!r}::DOUBLE"))
-    for level in _RECALLS) + ") / 11.0"
+def _eleven_point(levels: tuple[float, ...]) -> str:
+    """11pt_avg's SQL template at ``levels`` (numbers, written into the SQL as literals)."""
+    return "(" + " + ".join(
+        _COUNTS["iprec"].replace("{c}", _IPREC_COUNT["trec_eval_10"].replace(
+            "{l}", f"{float(level)!r}::DOUBLE")) for level in levels) + f") / {len(levels)}.0"
+
+
+_COUNTS["11pt_avg"] = _eleven_point(_RECALLS)
 # trec_eval's own measures over one query's returned rows as its relevance codes, in its order
 # ({rels}), the judged grades ({judged}), the ideal's positive gains ({ideal}), the relevant
 # documents ({relevant}) and the gain MAP ({g}): sql/formulas/trec_eval.sql
@@ -752,6 +788,8 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
                 n=bind(options.get("n")) if "{n}" in template else "")
         elif measure.metric in _COUNTS:
             template = _COUNTS[measure.metric]
+            if measure.metric == "11pt_avg" and "levels" in options:
+                template = _eleven_point(options["levels"])  # type: ignore[arg-type]
             if measure.metric == "iprec":
                 count = _IPREC_COUNT[str(options.get("rounding", "trec_eval_9"))]
                 template = template.replace("{c}", count.replace("{", "{{").replace("}", "}}"))
@@ -759,6 +797,8 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
             sql = template.format(
                 r=r, k=k,
                 t=bind(options.get("threshold", 1)) if "{t}" in template else "",
+                u=f"({bind(list(options.get('coefficients', (1.0, -1.0, 0.0, 0.0))))}::DOUBLE[])"
+                if "{u}" in template else "",
                 l=bind(options.get("recall", 0.0)) if "{l}" in template else "",
                 n=bind(options.get("n")) if "{n}" in template else "")
         else:
