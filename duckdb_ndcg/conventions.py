@@ -334,8 +334,9 @@ class Preset:
     their orders) or 'position' (the tool's own order, e.g. input order, which a score cannot tell:
     give the rank). ``queries``: 'judged_and_run', 'judged' (a judged query not run scores 0) or
     'ranked' (the ranked lists given). ``gain``: 'linear' (the grade) or 'exponential'
-    (2^grade - 1). ``ideal``: 'judged' (every judged item of the query) or 'ranked' (the ranked
-    items' own grades). ``empty_ideal``: NDCG of a query with no relevant item. ``rbp_p``: RBP's p
+    (2^grade - 1). ``ideal``: 'judged' (every judged item of the query), 'ranked' (the ranked
+    items' own grades) or 'judged_cut_returned' (the judged items' best, as many as the list
+    returned). ``empty_ideal``: NDCG of a query with no relevant item. ``rbp_p``: RBP's p
     without one given (None: the tool needs it). ``precision``: P@k divides by 'k' or by
     'min_k_returned'. ``threshold``: the least relevant grade, a number or 'srw_dynamic' (max(0.5
     x the highest grade, the 90th percentile of grades)). ``rounding``: decimals of the tool's
@@ -389,6 +390,12 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "XGBoost ndcg metric: ndcg_exp_gain=true (2^label - 1), a stable sort of the "
            "predictions, a query without a relevant item scores 1 ('ndcg-': 0) (not run here: "
            "hand-computed test)"),
+    Preset("elasticsearch", "position", "ranked", "exponential", "judged_cut_returned", 0.0, None,
+           "k", "1", None, (),
+           "Elasticsearch rank_eval dcg with normalize: true (DiscountedCumulativeGain.java): "
+           "gain 2^rating - 1 in the hits' order, an unrated hit 0 (unknown_doc_rating unset), "
+           "the ideal from every rated document cut at the hits returned, 0 when it is 0; "
+           "recorded, not applied (evaluate cuts the ideal at k, not at the hits returned)"),
     Preset("opensearch_srw", "key", "ranked", "linear", "judged", 0.0, None, "min_k_returned",
            "srw_dynamic", 2, (),
            "OpenSearch Search Relevance Workbench (issue 24): precision divides by "

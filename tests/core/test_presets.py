@@ -145,7 +145,8 @@ def test_every_row_states_its_source() -> None:
     for preset in PRESETS.values():
         assert preset.source and preset.ties in ("key", "average", "position")
         assert preset.queries in ("judged_and_run", "judged", "ranked")
-        assert preset.ideal in ("judged", "ranked") and preset.gain in ("linear", "exponential")
+        assert preset.ideal in ("judged", "ranked", "judged_cut_returned")
+        assert preset.gain in ("linear", "exponential")
 
 
 def test_readme_recipes_and_table(tmp_path, monkeypatch, capsys) -> None:
