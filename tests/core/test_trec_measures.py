@@ -101,6 +101,8 @@ def test_infap_as_ir_measures(con) -> None:
     ("utility.2,-1,0", ["'utility.2,-1,0'", "utility takes four numbers"]),
     ("11pt_avg.0.5,1.5", ["'11pt_avg.0.5,1.5'", "recall levels between 0 and 1"]),
     ("ndcg_cut.0.5", ["'ndcg_cut.0.5'", "cutoff must be a whole number >= 1"]),
+    # trec_eval 10's ndcg_cut takes cutoffs only (m_ndcg_cut.c: "change the qrels" for gains)
+    ("ndcg_cut.1=3", ["'ndcg_cut.1=3'", "cutoff must be a whole number >= 1"]),
 ])
 def test_parameters_not_read(text: str, words: list[str]) -> None:
     with pytest.raises(MeasureError) as caught:
