@@ -773,7 +773,8 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
             code = _CODE.format(r=r)
             rels = (f"coalesce(list({code} ORDER BY {k} ASC, _i DESC) FILTER (WHERE {k} IS NOT "
                     "NULL), []::BIGINT[])")
-            judged_grades = f"coalesce(list(trunc({r})::BIGINT) FILTER (WHERE {r} >= 0), []::BIGINT[])"
+            judged_grades = (f"coalesce(list(trunc({r})::BIGINT) FILTER (WHERE {r} >= 0), "
+                             "[]::BIGINT[])")
             template = _TREC_LISTS[measure.metric]
             gains = dict(options.get("gain", ()))  # type: ignore[arg-type]
             g = (f"MAP({bind(list(map(float, gains)))}::DOUBLE[], "

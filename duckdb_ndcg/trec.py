@@ -251,11 +251,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 A drop-in trec_eval: the same flags, the same output lines (name padded to 22, tab,
 query, tab, value with 4 decimals; counts whole), in trec_eval's order of measures.
 Measures: -m name[.params] (repeatable; official by default), nicknames official and
-all_trec (the part of it computed here; the rest is named on stderr).""",
+all_trec (all of trec_eval's); a run may be a .parquet file.""",
     )
     te.add_argument("qrels", metavar="QRELS", help="the qrels file (query_id iteration item_id grade)")
-    te.add_argument("run_file", metavar="RUN", help="the run file (query_id Q0 item_id rank score tag), or a .parquet "
-                    "run (columns query_id, doc_id, score, or qid, docno, score)")
+    te.add_argument("run_file", metavar="RUN",
+                    help="the run file (query_id Q0 item_id rank score tag), or a .parquet run "
+                    "(columns query_id, doc_id, score, or qid, docno, score)")
     te.add_argument("-m", dest="measures", action="append", default=[], metavar="MEASURE",
                     help="a measure, name[.params] (ndcg_cut.5,10) or a nickname (default official)")
     te.add_argument("-q", dest="per_query", action="store_true", help="also every query's values")

@@ -1,7 +1,8 @@
 """Presets (conventions.PRESETS): each tool's conventions as a row of data, applied by
 ``evaluate(preset=...)`` / ``duckdb-ndcg evaluate --preset`` and ``duckdb-ndcg trec --preset``.
 
-Oracles: scikit-learn's ndcg_score (sklearn), ir_measures 0.4.3 (ir_measures), ranx 0.3.21's
+Oracles: scikit-learn's ndcg_score (sklearn), pytrec_eval (trec_eval), ir_measures 0.4.3
+(ir_measures), ranx 0.3.21's
 recorded values (tests/fixtures/measures/ranx.json, ranx), trec_eval 10's -c output
 (trec_eval_c, tests/fixtures/trec_eval/out.c.txt); LightGBM and XGBoost do not run here: their
 rule (2^grade - 1 gains, a query without a relevant item 1) by hand in the comments."""
@@ -56,6 +57,26 @@ def test_trec_eval_c_is_minus_c(con, capsys) -> None:
     assert cli.main(["trec", str(TREC / "qrels.txt"), str(TREC / "run.txt"), "--preset",
                      "ir_measures", "-m", "num_q"]) == 0
     assert capsys.readouterr().out == "num_q                 \tall\t8\n"
+
+
+def test_trec_eval_preset_as_pytrec_eval(con) -> None:
+    """trec_eval's query set (judged and run): the mean of pytrec_eval's values, which it gives
+    for the queries both judged and run."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = {}, {}
+    for line in (TREC / "qrels.txt").read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    for line in (TREC / "run.txt").read_text().splitlines():
+        q, _, d, _, score, _ = line.split()
+        run.setdefault(q, {})[d] = float(score)
+    measures = {"map": "map", "P_5": "P.5", "ndcg": "ndcg", "recip_rank": "recip_rank"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, set(measures.values())).evaluate(run)
+    mine = _trec(con, str(TREC / "qrels.txt"), str(TREC / "run.txt"), "trec_eval",
+                 list(measures.values()))
+    assert len(theirs) == 7  # q8 (judged, not run) and q9 (run, not judged) are left out
+    assert mine == {name: f"{sum(v[name] for v in theirs.values()) / len(theirs):.4f}"
+                    for name in measures}
 
 
 def test_ir_measures_preset(con) -> None:

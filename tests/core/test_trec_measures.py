@@ -74,7 +74,8 @@ def test_infap_as_ir_measures(con) -> None:
     ir_measures = pytest.importorskip("ir_measures")
     qrels, run = str(FIXTURES / "qrels_run_only.txt"), str(FIXTURES / "run.txt")
     con.execute(f"""CREATE OR REPLACE TEMP TABLE infap_judged AS
-        SELECT coalesce(r.query_id, q.query_id) AS query_id, coalesce(r.item_id, q.item_id) AS item_id,
+        SELECT coalesce(r.query_id, q.query_id) AS query_id,
+               coalesce(r.item_id, q.item_id) AS item_id,
                CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk, q.rel AS qrels_grade
         FROM read_trec_run('{run}') r FULL OUTER JOIN read_qrels('{qrels}') q
              USING (query_id, item_id)

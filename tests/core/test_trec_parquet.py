@@ -45,7 +45,8 @@ def test_parquet_run_prints_the_text_runs_lines(con, tmp_path, capsys) -> None:
 
 BAD = [  # the Parquet run's columns, words of the one error line
     ("f[1] AS query_id, f[3] AS doc, f[5]::DOUBLE AS score",
-     ["needs the columns query_id, doc_id, score or qid, docno, score", "has query_id, doc, score"]),
+     ["needs the columns query_id, doc_id, score or qid, docno, score",
+      "has query_id, doc, score"]),
     ("f[1] AS query_id, f[3] AS doc_id, CASE WHEN f[3] = 'd104' THEN 'nan' ELSE f[5] END AS score",
      ["score 'nan' of document 'd104' (query 'q1') is not a finite number"]),
     ("f[1] AS query_id, CASE WHEN f[3] = 'd104' THEN 'd128' ELSE f[3] END AS doc_id, f[5] AS score",
