@@ -41,11 +41,11 @@ _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "al
 
 def trec_measures(names: Sequence[str]) -> tuple[bool, list[Measure], list[str]]:
     """The ``-m`` values read as trec_eval reads them: (runid asked, the measures in trec_eval's
-    printing order, the names of ``all_trec`` this engine skips). A measure named twice with
-    parameters keeps its first ones, as trec_eval does; a nickname's member (``all_trec``) takes
-    those given with ``-m`` (``-m all_trec -m relstring.20``)."""
+    printing order, the names of ``all_trec`` this engine skips). As in trec_eval, a measure
+    takes the first parameters given with ``-m``, wherever the measure is named without them
+    (``-m all_trec -m relstring.20``, ``-m G -m G.1=3``)."""
     chosen: dict[str, list[Measure]] = {}
-    explicit: set[str] = set()  # measures given with their parameters (not by a nickname)
+    explicit: set[str] = set()  # measures given with their parameters
     runid, skipped = False, []
     for name in names or ["official"]:
         if name in NICKNAMES:
@@ -64,7 +64,9 @@ def trec_measures(names: Sequence[str]) -> tuple[bool, list[Measure], list[str]]
         measures = parse_measures(name, "trec_eval")
         base = name.split(".", 1)[0]
         base = base if base in TREC_ORDER else _base(measures[0])
-        if base not in explicit:  # a nickname's member takes the parameters given with -m
+        if name == base:  # no parameters: trec_eval's defaults, unless -m gives some
+            chosen.setdefault(base, measures)
+        elif base not in explicit:  # the first parameters given with -m (trec_eval's rule)
             chosen[base] = measures
             explicit.add(base)
     ordered = [m for base in TREC_ORDER if base in chosen for m in chosen[base]]

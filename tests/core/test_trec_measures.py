@@ -23,17 +23,18 @@ PEERS = next((p / "shared" / "peers" / "trec_eval" for p in (ROOT.parent, ROOT.p
               if (p / "shared" / "peers" / "trec_eval").is_dir()), ROOT / "missing")
 
 
-def _params() -> list[str]:
+def _recorded(name: str) -> list[str]:
+    """A list of measures make_fixtures.py ran trec_eval with (PARAMS, WIDE)."""
     spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module.PARAMS
+    return getattr(module, name)
 
 
 def test_parameters_as_trec_eval(con) -> None:
     """Every measure of PARAMS, -q -c: trec_eval's lines, but for one documented quirk."""
-    mine = list(trec_lines(con, str(FIXTURES / "qrels.txt"), str(FIXTURES / "run.txt"), _params(),
-                           per_query=True, complete=True))
+    mine = list(trec_lines(con, str(FIXTURES / "qrels.txt"), str(FIXTURES / "run.txt"),
+                           _recorded("PARAMS"), per_query=True, complete=True))
     expected = (FIXTURES / "out.params.txt").read_text().splitlines()
     # trec_eval quirk: under -c a query judged but not run (q8) is scored on one made-up document
     # not in the pool, and only the measures named exactly relstring, rbp_resid, unj* ... are
@@ -53,6 +54,16 @@ def test_parameters_as_trec_eval(con) -> None:
     assert [line for line in mine if key(line) not in quirk] == [
         line for line in expected if key(line) not in quirk]
     assert len({key(line)[0] for line in mine}) == 12
+
+
+def test_wide_grades_as_trec_eval(con) -> None:
+    """WIDE (grades up to 11: relstring's '>'; pooled-unjudged -2 and not-pooled rows; negative
+    gains; rbp's rescaling) with -J and a measure named both without and with parameters (G):
+    trec_eval's lines, every one."""
+    mine = list(trec_lines(con, str(FIXTURES / "qrels_wide.txt"), str(FIXTURES / "run_wide.txt"),
+                           _recorded("WIDE"), per_query=True, judged_only=True))
+    assert mine == (FIXTURES / "out.wide.J.txt").read_text().splitlines()
+    assert any(">" in line for line in mine if line.startswith("relstring_30"))
 
 
 @pytest.mark.skipif(not PEERS.is_dir(), reason="trec_eval's test files are not checked out")
