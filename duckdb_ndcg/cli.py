@@ -30,6 +30,7 @@ from duckdb_ndcg.conventions import (
     GAIN,
     MACROS,
     PORTABLE_METRICS,
+    PRESETS,
     REPORT_METRICS,
     TIES,
     Param,
@@ -52,6 +53,7 @@ from duckdb_ndcg.macros import (
     script,
 )
 from duckdb_ndcg.measures import parse_measures, report_groups
+from duckdb_ndcg.presets import trec_complete
 from duckdb_ndcg.sources import SOURCES
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -97,6 +99,11 @@ _STDIO = "-"  # --output -: the result on stdout; an input -: read from stdin
 
 class UsageError(Exception):
     """A problem of the command line: printed as one line, exit code 2."""
+
+
+class VerbatimUsageError(UsageError):
+    """A UsageError printed as written: a measure string (``rbp.p=0.8``) is not a SQL setting
+    to reword as a flag."""
 
 
 class DataError(Exception):
@@ -294,6 +301,13 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         help="comma-separated metrics beside ndcg, each a column: "
         + ", ".join(REPORT_METRICS.choices[1:])
         + " (default ndcg)",
+    )
+    ev.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        help="NDCG's conventions as a tool has them: sklearn (ties averaged, ideal from the "
+        "shown items), lightgbm, xgboost (exponential gain, a query without a relevant item 1, "
+        "the rank as given); see the README's presets table (default: none)",
     )
     ev.add_argument(
         "--measures",
@@ -723,6 +737,7 @@ def _evaluate(args: argparse.Namespace) -> None:
         "time_col": args.time_col,
         "unknown": "ignore" if args.ignore_unknown else "error",
         "duplicates": "allow" if args.allow_duplicates else "error",
+        "preset": args.preset,
     }
     family = {
         name: value
@@ -806,6 +821,8 @@ def _evaluate_measures(
                                        ("--threshold", args.threshold)) if value is not None]
     if given:
         raise UsageError(f"--measures names cutoffs and thresholds itself: drop {given[0]}")
+    if args.preset is not None:
+        raise UsageError("--preset sets the report's NDCG conventions, not --measures: drop one")
     try:
         groups = report_groups(parse_measures(args.measures))
     except ValueError as error:
@@ -1262,14 +1279,19 @@ def _trec(args: argparse.Namespace) -> None:
     try:
         trec.trec_measures(args.measures)
     except ValueError as error:
-        raise UsageError(f"-m: {error}") from None
+        raise VerbatimUsageError(f"-m: {error}") from None
+    if args.preset is not None:
+        try:
+            trec_complete(args.preset)
+        except ValueError as error:
+            raise VerbatimUsageError(f"--preset: {error}") from None
     for role, path in (("qrels", args.qrels), ("run", args.run_file)):
         if not Path(path).is_file():
             raise UsageError(f"{role} file {path!r} does not exist")
     con = register(_connect())
     lines = trec.trec_lines(
         con, args.qrels, args.run_file, args.measures, args.per_query, args.complete,
-        args.judged_only, args.level, args.max_retrieved, not args.no_summary,
+        args.judged_only, args.level, args.max_retrieved, not args.no_summary, args.preset,
     )
     sys.stdout.write("".join(f"{line}\n" for line in lines))
 
@@ -1541,6 +1563,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except duckdb.OutOfMemoryException as error:
         print(f"{prog}: {_first_line(error)}. {_OUT_OF_MEMORY}", file=sys.stderr)
         return DATA
+    except VerbatimUsageError as error:
+        print(f"{prog}: {_first_line(error)}", file=sys.stderr)
+        return USAGE
     except UsageError as error:
         print(f"{prog}: {_cli_wording(_first_line(error))}", file=sys.stderr)
         return USAGE

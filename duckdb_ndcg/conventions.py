@@ -340,3 +340,83 @@ def enumerated() -> dict[str, tuple[str, ...]]:
             if p.choices and len(p.choices) > len(found.get(p.name, ())):
                 found[p.name] = p.choices
     return found
+
+
+# --- presets: each tool's conventions as one row of data (duckdb_ndcg.presets applies them) ---
+@dataclass(frozen=True)
+class Preset:
+    """One tool's conventions. ``ties``: 'key' (equal scores ordered by item id descending,
+    trec_eval's qsort), 'average' (equal scores share their positions' discounts: the mean over
+    their orders) or 'position' (the tool's own order, e.g. input order, which a score cannot tell:
+    give the rank). ``queries``: 'judged_and_run', 'judged' (a judged query not run scores 0) or
+    'ranked' (the ranked lists given). ``gain``: 'linear' (the grade) or 'exponential'
+    (2^grade - 1). ``ideal``: 'judged' (every judged item of the query), 'ranked' (the ranked
+    items' own grades) or 'judged_cut_returned' (the judged items' best, as many as the list
+    returned). ``empty_ideal``: NDCG of a query with no relevant item. ``rbp_p``: RBP's p
+    without one given (None: the tool needs it). ``precision``: P@k divides by 'k' or by
+    'min_k_returned'. ``threshold``: the least relevant grade, a number or 'srw_dynamic' (max(0.5
+    x the highest grade, the 90th percentile of grades)). ``rounding``: decimals of the tool's
+    output (None: none). ``surfaces``: where this package applies it ('trec': ``duckdb-ndcg
+    trec``; 'evaluate': ``evaluate``); empty: recorded, not applied. ``source``: where each
+    value comes from."""
+
+    name: str
+    ties: str
+    queries: str
+    gain: str
+    ideal: str
+    empty_ideal: float
+    rbp_p: float | None
+    precision: str
+    threshold: str
+    rounding: int | None
+    surfaces: tuple[str, ...]
+    source: str
+
+
+# fmt: off
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("trec_eval", "key", "judged_and_run", "linear", "judged", 0.0, 0.9, "k", "1", None,
+           ("trec",),
+           "trec_eval 10: form_res_rels.c (score descending, docno descending), trec_eval.c "
+           "(queries judged and run; -c for all judged), m_ndcg.c (gain = grade, ideal over "
+           "every judged document), m_rbp.c (p = 0.9), m_P.c (divides by k)"),
+    Preset("trec_eval_c", "key", "judged", "linear", "judged", 0.0, 0.9, "k", "1", None,
+           ("trec",), "trec_eval 10 with -c (trec_eval.c: every judged query, 0 when not run)"),
+    Preset("ir_measures", "key", "judged", "linear", "judged", 0.0, 0.8, "k", "1", None,
+           ("trec",),
+           "ir_measures 0.4.3 on pytrec_eval (trec_eval's order and formulas); calc_aggregate "
+           "averages over the qrels' queries, a judged query not run 0 (checked); RBP p = 0.8 "
+           "(measures/rbp.py)"),
+    Preset("ranx", "key", "judged", "linear", "judged", 0.0, None, "k", "1", None, ("trec",),
+           "ranx 0.3.21: evaluate(make_comparable=True) scores a judged query not run 0; ndcg's "
+           "gain is the grade (ndcg_burges: 2^grade - 1), its ideal the qrels'; rbp needs p; "
+           "equal scores in numba's argsort order (undefined: 'key' here, equal on untied runs)"),
+    Preset("sklearn", "average", "ranked", "linear", "ranked", 0.0, None, "k", "1", None,
+           ("evaluate",),
+           "scikit-learn ndcg_score: ignore_ties=False averages equal scores, gain = y_true, "
+           "ideal from the scored items' y_true, a sample of all-zero y_true scores 0"),
+    Preset("lightgbm", "position", "ranked", "exponential", "ranked", 1.0, None, "k", "1", None,
+           ("evaluate",),
+           "LightGBM ndcg metric: label_gain 2^i - 1 (default), positions by a stable sort of "
+           "the scores (input order among equals), ideal from the query's labels, a query "
+           "without a relevant item scores 1 (not run here: hand-computed test)"),
+    Preset("xgboost", "position", "ranked", "exponential", "ranked", 1.0, None, "k", "1", None,
+           ("evaluate",),
+           "XGBoost ndcg metric: ndcg_exp_gain=true (2^label - 1), a stable sort of the "
+           "predictions, a query without a relevant item scores 1 ('ndcg-': 0) (not run here: "
+           "hand-computed test)"),
+    Preset("elasticsearch", "position", "ranked", "exponential", "judged_cut_returned", 0.0, None,
+           "k", "1", None, (),
+           "Elasticsearch rank_eval dcg with normalize: true (DiscountedCumulativeGain.java): "
+           "gain 2^rating - 1 in the hits' order, an unrated hit 0 (unknown_doc_rating unset), "
+           "the ideal from every rated document cut at the hits returned, 0 when it is 0; "
+           "recorded, not applied (evaluate cuts the ideal at k, not at the hits returned)"),
+    Preset("opensearch_srw", "key", "ranked", "linear", "judged", 0.0, None, "min_k_returned",
+           "srw_dynamic", 2, (),
+           "OpenSearch Search Relevance Workbench (issue 24): precision divides by "
+           "min(k, returned), relevant = grade >= max(0.5 x the highest grade, the 90th "
+           "percentile), metrics rounded to 2 decimals; recorded, not applied (not verified "
+           "here)"),
+)}
+# fmt: on

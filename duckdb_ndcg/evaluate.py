@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -20,10 +21,12 @@ from duckdb_ndcg.inputs import (
     require_columns,
     require_slices,
 )
-from duckdb_ndcg.macros import own_connection, register
+from duckdb_ndcg.macros import own_connection, quoted, register
+from duckdb_ndcg.presets import evaluate_options
 from duckdb_ndcg.sources import SOURCES, adapted, unattributed_warning
 
 _SHAPES = ("report", "summary")
+_SHOWN_ONLY = itertools.count(1)  # names of the events tables a preset reads for shown items only
 _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
 
 
@@ -54,6 +57,7 @@ def evaluate(
     shape: str = "report",
     source: str | None = None,
     source_options: Mapping[str, object] | None = None,
+    preset: str | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """NDCG@k per query (``shape='report'``) or its mean per slice (``'summary'``) from event logs.
 
@@ -90,9 +94,20 @@ def evaluate(
         rel.df()  # query_id, k, ndcg, dcg, idcg, shown, shown_relevant, relevant
         duckdb_ndcg.evaluate("shown.parquet", "events.parquet", metrics=["ndcg", "recall_at_k"])
         duckdb_ndcg.evaluate("ga4_export.parquet", source="ga4", slice_by=["device"])
+
+    ``preset`` (default None) sets NDCG's conventions as a tool does (``conventions.PRESETS``):
+    ``'sklearn'`` (ties averaged, linear gain, the ideal from the shown items' grades only),
+    ``'lightgbm'``, ``'xgboost'`` (exponential gain, a query without a relevant item 1, the rank
+    as given); a preset's option given otherwise, or another metric than ndcg, is an error.
     """
     choice("shape", shape, _SHAPES)
     names = checked_metrics(metrics, threshold, max_grade)
+    shown_only = False
+    if preset is not None:
+        fixed, shown_only = evaluate_options(
+            preset, {"ties": ties, "gain": gain, "empty_ideal": empty_ideal},
+            score_col is not None, list(names))
+        ties, gain, empty_ideal = fixed["ties"], fixed["gain"], fixed["empty_ideal"]  # type: ignore[assignment]
     cuts = checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]
@@ -123,6 +138,8 @@ def evaluate(
         },
     )
     require_slices({"rankings": ranked}, logged, slice_by)
+    if shown_only:
+        logged = _shown_only(con, ranked, logged, query_col, item_col)
     grades = read_mapping(con, mapping)
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
     mapping_params = [list(grades), list(grades.values())] if grades is not None else []
@@ -160,6 +177,20 @@ def evaluate(
     params += [threshold, max_grade]
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
     return con.sql(sql, params=[ranked.name, logged.name, *params])
+
+
+def _shown_only(con: duckdb.DuckDBPyConnection, ranked: Source, logged: Source, query_col: str,
+                item_col: str) -> Source:
+    """The events of the shown (query, item) pairs only, as a temporary table of their own (a
+    preset whose ideal holds the ranked items' grades only: sklearn, LightGBM, XGBoost)."""
+    name = f"_ndcg_shown_events_{next(_SHOWN_ONLY)}"
+    q, i = quoted(query_col), quoted(item_col)
+    con.execute(
+        f"CREATE TEMP TABLE {quoted(name)} AS SELECT e.* FROM query_table($1) e WHERE EXISTS "
+        f"(SELECT 1 FROM query_table($2) r WHERE r.{q} = e.{q} AND r.{i} = e.{i})",
+        [logged.name, ranked.name],
+    )
+    return Source(logged.label, name, logged.columns)
 
 
 def _warn_dropped(

@@ -94,6 +94,7 @@ _IR = {
     "SetF": _Spec("f1_at_k", ("rel", "beta", "judged_only"), at=None),
     "SetAP": _Spec("set_ap", ("rel", "judged_only"), at=None),
     "SetRelP": _Spec("set_rel_p", ("rel", "judged_only"), at=None),
+    "infAP": _Spec("infap", ("rel",), at=None),
     "NumQ": _Spec("num_q", (), at=None, summary="sum"),
     "NumRet": _Spec("num_ret", ("rel",), at=None, summary="sum"),
     "NumRel": _Spec("num_rel", ("rel",), at=None, summary="sum"),
@@ -109,7 +110,7 @@ _IR_ALIASES = {
     "NumRelRet": ("NumRet", {"rel": 1}),
 }
 # ir_measures measures this engine does not compute (named so the error says so, not "unknown")
-_IR_MISSING = ("ERR", "infAP", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
+_IR_MISSING = ("ERR", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11",
                "INST", "INSQ", "BPM", "Compat", "Accuracy", "StRecall", "alpha_nDCG", "NRBP")
 _IR_LOWER = {n.lower(): n for n in [*_IR, *_IR_ALIASES, *_IR_MISSING]}
 _DEFAULTS = {"rel": 1, "judged_only": False, "dcg": "log2", "p": 0.8, "beta": 1.0}
@@ -132,7 +133,7 @@ _TREC: dict[str, tuple[str | None, str | None, tuple]] = {
     "P": ("P", "cutoff", _CUTS),
     "relstring": (None, None, ()),
     "recall": ("R", "cutoff", _CUTS),
-    "infAP": (None, None, ()),
+    "infAP": ("infAP", None, ()),
     "gm_bpref": ("Bpref", None, ()),
     "Rprec_mult": (None, None, ()),
     "utility": (None, None, ()),
@@ -447,13 +448,26 @@ def _label(name: str, params: dict[str, object], spec: _Spec, extra: dict) -> st
 # --- trec_eval ---
 # trec_eval measures ir_measures has no name for: trec_eval name -> (engine metric, what the
 # .params list sets (None: no list), its default list, how a value prints in the measure's name)
+# The list kinds: cutoff, mult (one measure per value); gains (trec_eval's "level=gain" pairs,
+# m_ndcg.c), gains_p (those and p=, m_rbp.c), p (p= only), length (one whole number, relstring):
+# one measure named name_<the parameters as written>, as trec_eval names it.
 _TREC_ONLY: dict[str, tuple[str, str | None, tuple, str]] = {
-    "utility": ("utility", None, (), ""),
-    "11pt_avg": ("11pt_avg", None, (), ""),
+    "relstring": ("relstring", "length", (), ""),
+    "unj": ("unj", "cutoff", (5, 10, 20), "{}"),
+    "rbp": ("trec_rbp", "gains_p", (), ""),
+    "rbp_resid": ("rbp_resid", "p", (), ""),
+    "utility": ("utility", "coefficients", (), ""),
+    "11pt_avg": ("11pt_avg", "levels", (), ""),
     "relative_P": ("relative_p", "cutoff", _CUTS, "{}"),
     "Rprec_mult": ("rprec_mult", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
                    "{:.2f}"),
+    "ndcg_rel": ("ndcg_rel", "gains", (), ""),
+    "Rndcg": ("rndcg", "gains", (), ""),
+    "binG": ("bing", None, (), ""),
+    "G": ("trec_g", "gains", (), ""),
 }
+_TREC_P = 0.9  # rbp's and rbp_resid's p without p= (m_rbp.c)
+_RELSTRING = 10  # relstring's length without a parameter (m_relstring.c)
 
 
 def _trec_params(sets: str, args: str | None, defaults: tuple, token: str) -> list[object]:
@@ -462,6 +476,8 @@ def _trec_params(sets: str, args: str | None, defaults: tuple, token: str) -> li
     if args is not None and not args.strip():
         raise MeasureError(f"measure {token!r}: an empty parameter list")
     values = defaults if args is None else tuple(args.split(","))
+    if sets == "cutoff":  # trec_eval reads a cutoff with atol: 23.4 is 23 (ndcg_cut_23)
+        values = tuple(re.sub(r"^([0-9]+)\.[0-9]*$", r"\1", str(v).strip()) for v in values)
     return sorted({_checked(sets, v, token) for v in values})  # type: ignore[type-var]
 
 
@@ -470,6 +486,10 @@ def _trec_only(name: str, args: str | None, token: str) -> list[Measure]:
     0; 11pt_avg; relative_P at cutoffs; Rprec_mult at multiples of R), labelled as trec_eval
     prints them."""
     metric, sets, defaults, printed = _TREC_ONLY[name]
+    if sets in ("gains", "gains_p", "p", "length"):
+        return [_trec_pairs(name, metric, sets, args, token)]
+    if sets in ("coefficients", "levels"):
+        return [_trec_numbers(name, metric, sets, args, token)]
     if sets is None:
         if args is not None:
             raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters here "
@@ -480,6 +500,60 @@ def _trec_only(name: str, args: str | None, token: str) -> list[Measure]:
         label = f"{name}_{printed.format(value)}"
         result.append(Measure(label, metric, (("n", value), ("threshold", 1)), trec=label))
     return result
+
+
+def _trec_numbers(name: str, metric: str, sets: str, args: str | None, token: str) -> Measure:
+    """utility's four coefficients (m_utility.c: relevant returned, other returned, relevant not
+    returned, other not returned; default 1,-1,0,0) or 11pt_avg's recall levels (m_11pt_avg.c;
+    default 0.0, 0.1, ..., 1.0), named ``name_<args>`` as trec_eval prints them."""
+    label = name if args is None else f"{name}_{args}"
+    what = {"coefficients": "four numbers (utility.1,-1,0,0)",
+            "levels": "recall levels between 0 and 1 (11pt_avg.0.25,0.5)"}[sets]
+    try:
+        values = [float(v) for v in args.split(",")] if args is not None else (
+            [1.0, -1.0, 0.0, 0.0] if sets == "coefficients" else list(_RECALLS))
+    except ValueError:
+        raise MeasureError(f"measure {token!r}: {name} takes {what}") from None
+    if (sets == "coefficients" and len(values) != 4) or not all(map(math.isfinite, values)) or (
+            sets == "levels" and not all(0 <= v <= 1 for v in values)):
+        raise MeasureError(f"measure {token!r}: {name} takes {what}")
+    option = "coefficients" if sets == "coefficients" else "levels"
+    return Measure(label, metric, ((option, tuple(values)), ("threshold", 1)), trec=label)
+
+
+def _trec_pairs(name: str, metric: str, sets: str, args: str | None, token: str) -> Measure:
+    """The Measure of a trec_eval measure with "name=value" pairs (``ndcg.1=3,2=9``: the gain of
+    grades 1 and 2; ``rbp.p=0.8``) or, for relstring, one length: named ``name_<args>`` as
+    trec_eval prints it, ``name`` without parameters."""
+    label = name if args is None else f"{name}_{args}"
+    options: dict[str, object] = {"threshold": 1}
+    if sets == "length":
+        options["n"] = _RELSTRING if args is None else _checked("cutoff", args, token)
+        return Measure(label, metric, tuple(sorted(options.items())), trec=label)
+    gains: dict[int, float] = {}
+    p = _TREC_P
+    takes = {"gains": "grade=gain pairs (1=3,2=9)", "gains_p": "grade=gain pairs and p=",
+             "p": "p="}[sets]
+    for pair in [] if args is None else args.split(","):
+        key, _, value = pair.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not _ or not math.isfinite(number):
+            raise MeasureError(f"measure {token!r}: {pair!r} is not name=number ({name} takes "
+                               f"{takes})")
+        if key == "p" and sets in ("gains_p", "p"):
+            p = _checked("p", number, token)  # type: ignore[assignment]
+        elif re.fullmatch(r"\+?[0-9]+", key) and sets != "p":
+            gains.setdefault(int(key), number)  # the first of a grade named twice, as trec_eval
+        else:
+            raise MeasureError(f"measure {token!r}: {name} does not take {key!r} (takes {takes})")
+    if sets != "p":
+        options["gain"] = tuple(sorted(gains.items()))
+    if sets != "gains":
+        options["p"] = p
+    return Measure(label, metric, tuple(sorted(options.items())), trec=label)
 
 
 _TREC_SHAPE = re.compile(r"^([A-Za-z0-9_]+?)(?:[._]([0-9][0-9.,]*))?$")
@@ -504,9 +578,8 @@ def _trec_eval(token: str) -> list[Measure]:
     label, sets, defaults = _TREC[name]
     if label is None:
         raise _NotComputed(f"measure {token!r}: trec_eval {name} is not computed by this engine")
-    if args is not None and name == "ndcg":
-        raise _NotComputed(f"measure {token!r}: trec_eval ndcg's gain lists (ndcg.1=3,2=9) are "
-                           "not computed yet; nDCG(gains={1:3,2:9}) is ir_measures' form")
+    if args is not None and name == "ndcg":  # gains of grades: trec_eval's own nDCG
+        return [_trec_pairs(name, "trec_ndcg", "gains", args, token)]
     if args is not None and sets is None:
         raise MeasureError(f"measure {token!r}: trec_eval {name} takes no parameters")
     spec_name = re.split(r"[(@]", label)[0]
@@ -608,8 +681,15 @@ _COUNTS.update({
     "set_rel_p": ("CASE WHEN count({k}) > 0 AND count(*) FILTER (WHERE {r} >= {t}) > 0 THEN "
                   "(count({k}) FILTER (WHERE {r} >= {t}))::DOUBLE "
                   "/ least(count({k}), count(*) FILTER (WHERE {r} >= {t})) ELSE 0.0 END"),
-    # trec_eval utility with its default coefficients: +1 a relevant returned row, -1 another
-    "utility": "(2 * count({k}) FILTER (WHERE {r} >= {t}) - count({k}))",
+    # trec_eval utility (m_utility.c): c1 x relevant returned + c2 x other returned + c3 x
+    # relevant not returned + c4 x (N + relevant returned - returned - relevant), N = 0 (trec_eval
+    # -N, the collection's size, is not read here); {u} the coefficients
+    "utility": ("{u}[1] * count({k}) FILTER (WHERE {r} >= {t}) "
+                "+ {u}[2] * (count({k}) - count({k}) FILTER (WHERE {r} >= {t})) "
+                "+ {u}[3] * (count(*) FILTER (WHERE {r} >= {t}) "
+                "- count({k}) FILTER (WHERE {r} >= {t})) "
+                "+ {u}[4] * (count({k}) FILTER (WHERE {r} >= {t}) - count({k}) "
+                "- count(*) FILTER (WHERE {r} >= {t}))"),
     # trec_eval relative_P_n: relevant among the first n returned / min(n, R); 0 when R is 0
     "relative_p": ("list_transform([" + _RELS + "], lambda s: CASE WHEN s.relevant = 0 THEN 0.0 "
                    "ELSE len(list_filter(s.rels[1:{n}], lambda h: h)) / least({n}, s.relevant) "
@@ -623,11 +703,36 @@ _COUNTS.update({
 # the level l of IPrec as a count of the R relevant rows: trec_eval 9 (and pytrec_eval, which
 # ir_measures runs) truncates l R + 0.9; trec_eval 10 rounds l R half away from zero (lround)
 _IPREC_COUNT = {"trec_eval_9": "floor(s.relevant * {l} + 0.9)", "trec_eval_10": "round(s.relevant * {l})"}
-# trec_eval 11pt_avg: the mean of the eleven interpolated precisions iprec_at_recall_0.00 ..
+# trec_eval 11pt_avg: the mean of the interpolated precisions at its levels (by default the
+# eleven of iprec_at_recall_0.00 ..
 # 1.00, each level's count of relevant rows rounded as trec_eval 10 rounds it
-_COUNTS["11pt_avg"] = "(" + " + ".join(
-    _COUNTS["iprec"].replace("{c}", _IPREC_COUNT["trec_eval_10"].replace("{l}", f"{level!r}::DOUBLE"))
-    for level in _RECALLS) + ") / 11.0"
+def _eleven_point(levels: tuple[float, ...]) -> str:
+    """11pt_avg's SQL template at ``levels`` (numbers, written into the SQL as literals)."""
+    return "(" + " + ".join(
+        _COUNTS["iprec"].replace("{c}", _IPREC_COUNT["trec_eval_10"].replace(
+            "{l}", f"{float(level)!r}::DOUBLE")) for level in levels) + f") / {len(levels)}.0"
+
+
+_COUNTS["11pt_avg"] = _eleven_point(_RECALLS)
+# trec_eval's own measures over one query's returned rows as its relevance codes, in its order
+# ({rels}), the judged grades ({judged}), the ideal's positive gains ({ideal}), the relevant
+# documents ({relevant}) and the gain MAP ({g}): sql/formulas/trec_eval.sql
+_TREC_LISTS = {
+    "infap": "_ndcg_trec_infap({rels}, {relevant}, {t})",
+    "bing": "_ndcg_trec_bing({rels}, {relevant}, {t})",
+    "trec_ndcg": "_ndcg_trec_ndcg({rels}, {ideal}, {g})",
+    "ndcg_rel": "_ndcg_trec_ndcg_rel({rels}, {ideal}, {g})",
+    "rndcg": "_ndcg_trec_rndcg({rels}, {ideal}, {g}, {relevant})",
+    "trec_g": "_ndcg_trec_g({rels}, {ideal}, {g})",
+    "trec_rbp": "_ndcg_trec_rbp({rels}, {judged}, {p}, {g})",
+    "rbp_resid": "_ndcg_trec_rbp_resid({rels}, {p})",
+    "unj": "_ndcg_trec_unj({rels}, {n})",
+    "relstring": "_ndcg_trec_relstring({rels}, {n})",
+}
+TEXT_METRICS = {"relstring"}  # a text per query, no summary (trec_eval prints it per query only)
+# a returned row's trec_eval code: its grade, -2 a negative grade in the qrels (pooled,
+# unjudged: {p} the row's qrels grade is not NULL), -1 not in the qrels
+_CODE = "CASE WHEN {r} IS NOT NULL THEN trunc({r})::BIGINT WHEN _pool THEN -2 ELSE -1 END"
 # over queries, summed one after the other in query order as trec_eval sums them (a mean on a
 # rounding boundary of the 4th decimal then prints as trec_eval prints it)
 _SUMMARIES = {
@@ -639,11 +744,13 @@ _SUMMARIES = {
 
 def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_id",
                  item_col: str = "item_id", rel_col: str = "rel",
-                 rnk_col: str = "rnk") -> tuple[str, list[object]]:
+                 rnk_col: str = "rnk", pool_col: str | None = None) -> tuple[str, list[object]]:
     """One SQL query scoring ``measures`` on the judged-run table ``judged`` (one row per (query,
     item): ``rel`` NULL unjudged, ``rnk`` NULL judged but not returned, smaller first; equal rnk
     broken by item descending, trec_eval's order): columns ``query_id, m0, m1, ...`` (the
-    measures in order), and the parameters to bind. Values of options are bound, never pasted."""
+    measures in order), and the parameters to bind. Values of options are bound, never pasted.
+    ``pool_col``: a column not NULL for a row in the qrels, whose ``rel`` NULL then means pooled
+    but unjudged (trec_eval's negative grades: infAP, relstring), not "not in the pool"."""
     params: list[object] = []
 
     def bind(value: object) -> str:
@@ -662,8 +769,28 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
         if measure.judged_only:
             k = f"(CASE WHEN {r} IS NOT NULL THEN _rnk END)"
         options = dict(measure.options)
-        if measure.metric in _COUNTS:
+        if measure.metric in _TREC_LISTS:
+            code = _CODE.format(r=r)
+            rels = (f"coalesce(list({code} ORDER BY {k} ASC, _i DESC) FILTER (WHERE {k} IS NOT "
+                    "NULL), []::BIGINT[])")
+            judged_grades = (f"coalesce(list(trunc({r})::BIGINT) FILTER (WHERE {r} >= 0), "
+                             "[]::BIGINT[])")
+            template = _TREC_LISTS[measure.metric]
+            gains = dict(options.get("gain", ()))  # type: ignore[arg-type]
+            g = (f"MAP({bind(list(map(float, gains)))}::DOUBLE[], "
+                 f"{bind(list(map(float, gains.values())))}::DOUBLE[])") if "{g}" in template else ""
+            sql = template.format(
+                rels=rels, judged=judged_grades, g=g,
+                ideal=f"_ndcg_trec_ideal({judged_grades}, {g})" if "{ideal}" in template else "",
+                relevant=f"count(*) FILTER (WHERE {r} >= {bind(options.get('threshold', 1))})"
+                if "{relevant}" in template else "",
+                t=bind(options.get("threshold", 1)) if "{t}" in template else "",
+                p=bind(options.get("p")) if "{p}" in template else "",
+                n=bind(options.get("n")) if "{n}" in template else "")
+        elif measure.metric in _COUNTS:
             template = _COUNTS[measure.metric]
+            if measure.metric == "11pt_avg" and "levels" in options:
+                template = _eleven_point(options["levels"])  # type: ignore[arg-type]
             if measure.metric == "iprec":
                 count = _IPREC_COUNT[str(options.get("rounding", "trec_eval_9"))]
                 template = template.replace("{c}", count.replace("{", "{{").replace("}", "}}"))
@@ -671,6 +798,8 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
             sql = template.format(
                 r=r, k=k,
                 t=bind(options.get("threshold", 1)) if "{t}" in template else "",
+                u=f"({bind(list(options.get('coefficients', (1.0, -1.0, 0.0, 0.0))))}::DOUBLE[])"
+                if "{u}" in template else "",
                 l=bind(options.get("recall", 0.0)) if "{l}" in template else "",
                 n=bind(options.get("n")) if "{n}" in template else "")
         else:
@@ -679,14 +808,16 @@ def measures_sql(measures: list[Measure], judged: str, query_col: str = "query_i
                 if name == "gain" and isinstance(value, tuple) else f", {name} := {bind(value)}"
                 for name, value in options.items())
             sql = f"{measure.metric}({r}, {k}{named}, ties := 'key', tie_key := _i)"
-        columns.append(f"({sql})::DOUBLE AS m{i}")
+        kind = "VARCHAR" if measure.metric in TEXT_METRICS else "DOUBLE"
+        columns.append(f"({sql})::{kind} AS m{i}")
     named = ", ".join(
         f"m{first[(m.metric, m.options, m.judged_only, m.min_grade)]} AS m{i}"
         for i, m in enumerate(measures))
     sql = (
         f"SELECT query_id, {named} FROM (SELECT _q AS query_id, {', '.join(columns)} FROM ("
         f"SELECT {quoted(query_col)} AS _q, {quoted(item_col)} AS _i, "
-        f"TRY_CAST({quoted(rel_col)} AS DOUBLE) AS _rel, {quoted(rnk_col)} AS _rnk "
+        f"TRY_CAST({quoted(rel_col)} AS DOUBLE) AS _rel, {quoted(rnk_col)} AS _rnk, "
+        f"{f'{quoted(pool_col)} IS NOT NULL' if pool_col else 'false'} AS _pool "
         f"FROM {quoted(judged)}) GROUP BY _q)"
     )
     return sql, params
@@ -696,6 +827,7 @@ def summary_sql(measures: list[Measure], per_query: str) -> str:
     """The summary over the queries of ``per_query`` (a table of measures_sql's columns): each
     measure's mean, sum (the counts) or geometric mean (trec_eval gm_map), as its summary says."""
     columns = ", ".join(
+        f"NULL AS m{i}" if m.metric in TEXT_METRICS else
         f"{_SUMMARIES[m.summary].format(c=f'm{i}')}::DOUBLE AS m{i}" for i, m in enumerate(measures)
     )
     return f"SELECT {columns} FROM {quoted(per_query)}"
@@ -703,14 +835,18 @@ def summary_sql(measures: list[Measure], per_query: str) -> str:
 
 def scores(con: object, judged: str, measures: str | list[Measure], grammar: str | None = None,
            query_col: str = "query_id", item_col: str = "item_id", rel_col: str = "rel",
-           rnk_col: str = "rnk") -> object:
+           rnk_col: str = "rnk", pool_col: str | None = None) -> object:
     """Every query's value of each measure, long format ``(query_id, measure, value)``, from the
-    judged-run table ``judged`` (see :func:`measures_sql`); ``measures`` a string of measures or
-    parsed ones. A DuckDB relation.
+    judged-run table ``judged`` (see :func:`measures_sql`, and its ``pool_col``); ``measures`` a
+    string of measures or parsed ones. A DuckDB relation.
 
     Example: ``scores(con, 'judged_run', 'nDCG@10 P(rel=2)@5 RR').df()``"""
     parsed = parse_measures(measures, grammar) if isinstance(measures, str) else measures
-    sql, params = measures_sql(parsed, judged, query_col, item_col, rel_col, rnk_col)
+    for measure in parsed:
+        if measure.metric in TEXT_METRICS:
+            raise MeasureError(f"measure {measure.name} is a text (duckdb-ndcg trec prints it), "
+                               "not a value")
+    sql, params = measures_sql(parsed, judged, query_col, item_col, rel_col, rnk_col, pool_col)
     first = len(params) + 1
     names = ", ".join(f"${first + i}" for i in range(len(parsed)))
     values = ", ".join(f"m{i}" for i in range(len(parsed)))

@@ -16,11 +16,15 @@ import argparse
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 
+from duckdb_ndcg.conventions import PRESETS
+from duckdb_ndcg.macros import quoted
 from duckdb_ndcg.measures import (
     NICKNAMES,
+    TEXT_METRICS,
     TREC_ORDER,
     Measure,
     MeasureError,
@@ -29,6 +33,7 @@ from duckdb_ndcg.measures import (
     summary_sql,
     with_threshold,
 )
+from duckdb_ndcg.presets import trec_complete
 
 _COUNT_METRICS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "all" only
@@ -36,9 +41,11 @@ _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "al
 
 def trec_measures(names: Sequence[str]) -> tuple[bool, list[Measure], list[str]]:
     """The ``-m`` values read as trec_eval reads them: (runid asked, the measures in trec_eval's
-    printing order, the names of ``all_trec`` this engine skips). A measure named twice keeps its
-    first parameters, as trec_eval does."""
+    printing order, the names of ``all_trec`` this engine skips). As in trec_eval, a measure
+    takes the first parameters given with ``-m``, wherever the measure is named without them
+    (``-m all_trec -m relstring.20``, ``-m G -m G.1=3``)."""
     chosen: dict[str, list[Measure]] = {}
+    explicit: set[str] = set()  # measures given with their parameters
     runid, skipped = False, []
     for name in names or ["official"]:
         if name in NICKNAMES:
@@ -57,7 +64,11 @@ def trec_measures(names: Sequence[str]) -> tuple[bool, list[Measure], list[str]]
         measures = parse_measures(name, "trec_eval")
         base = name.split(".", 1)[0]
         base = base if base in TREC_ORDER else _base(measures[0])
-        chosen.setdefault(base, measures)
+        if name == base:  # no parameters: trec_eval's defaults, unless -m gives some
+            chosen.setdefault(base, measures)
+        elif base not in explicit:  # the first parameters given with -m (trec_eval's rule)
+            chosen[base] = measures
+            explicit.add(base)
     ordered = [m for base in TREC_ORDER if base in chosen for m in chosen[base]]
     return runid, ordered, skipped
 
@@ -79,11 +90,15 @@ def trec_lines(
     level: int = 1,
     max_retrieved: int | None = None,
     summary: bool = True,
+    preset: str | None = None,
 ) -> Iterator[str]:
     """trec_eval's output lines for the qrels and run files: ``measures`` as ``-m`` takes them
     (default ``official``), ``per_query`` ``-q``, ``complete`` ``-c`` (queries judged but not run
     count, scoring 0), ``judged_only`` ``-J``, ``level`` ``-l``, ``max_retrieved`` ``-M``,
-    ``summary`` False for ``-n``. ``con`` has the macros registered."""
+    ``summary`` False for ``-n``, ``preset`` a tool's query set (``conventions.PRESETS``:
+    'trec_eval', 'trec_eval_c', 'ir_measures', 'ranx'; the last three score every judged query,
+    as ``complete``). ``con`` has the macros registered."""
+    complete = complete or (preset is not None and trec_complete(preset))
     runid, chosen, skipped = trec_measures(list(measures))
     if skipped:
         print(f"duckdb-ndcg trec: all_trec: not computed yet: {', '.join(skipped)}",
@@ -93,24 +108,30 @@ def trec_lines(
         chosen = [replace(m, judged_only=True) for m in chosen]
     cap = max_retrieved if max_retrieved is not None else 2**62
     con.execute("CREATE OR REPLACE TEMP TABLE _trec_qrels AS SELECT * FROM read_qrels($1)", [qrels])
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE _trec_run AS SELECT * FROM read_trec_run($1) WHERE rnk <= $2",
-        [run, cap],
-    )
+    parquet = _parquet_columns(con, run)
+    if parquet is None:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _trec_run AS "
+            "SELECT * FROM read_trec_run($1) WHERE rnk <= $2",
+            [run, cap],
+        )
+    else:
+        _read_parquet_run(con, run, parquet, cap)
     # the query set: queries both judged and run (-c: every judged query); a run's query that
-    # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "not in
-    # the pool" (-1) or "in the pool, unjudged" (-2): unjudged here
+    # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "in the
+    # pool, unjudged" (its -2; a document not in the qrels is its -1, "not in the pool"):
+    # unjudged here, and qrels_grade tells the two apart (infAP, relstring)
     con.execute(
         """CREATE OR REPLACE TEMP TABLE _trec_judged AS
         SELECT coalesce(r.query_id, q.query_id) AS query_id,
                coalesce(r.item_id, q.item_id) AS item_id,
-               CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk
+               CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk, q.rel AS qrels_grade
         FROM _trec_run r FULL OUTER JOIN _trec_qrels q USING (query_id, item_id)
         WHERE coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
           AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run))""",
         [complete],
     )
-    sql, params = measures_sql(chosen, "_trec_judged")
+    sql, params = measures_sql(chosen, "_trec_judged", pool_col="qrels_grade")
     con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
     if per_query:
         rows = con.execute("SELECT * FROM _trec_scores ORDER BY query_id").fetchall()
@@ -120,20 +141,89 @@ def trec_lines(
                     yield _line(measure, row[0], value)
     if not summary:
         return
-    if runid:
+    if runid and parquet is not None:  # its run_id (or tag) column, else the file's name
+        tag = (con.execute(f"SELECT max({quoted(parquet['tag'])})::VARCHAR FROM read_parquet($1)",
+                           [run]).fetchone() if parquet["tag"]
+               else (Path(run).name.removesuffix(".parquet"),))
+        yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
+    elif runid:
         tag = con.execute(
             "SELECT list(fields[6] ORDER BY line_no)[-1] FROM _ndcg_read_fields($1)", [run]
         ).fetchone()
         yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
     totals = con.execute(summary_sql(chosen, "_trec_scores")).fetchone() or ()
     for measure, value in zip(chosen, totals):
-        yield _line(measure, "all", value)
+        if measure.metric not in TEXT_METRICS:  # relstring: per query only, as trec_eval
+            yield _line(measure, "all", value)
 
 
-def _line(measure: Measure, query: str, value: float | None) -> str:
+# the columns of a Parquet run: (query, document, score) as ir_measures' data frames name them,
+# or as PyTerrier's; a run_id (or tag) column gives runid
+_PARQUET_NAMES = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
+
+
+def _parquet_columns(con: duckdb.DuckDBPyConnection, run: str) -> dict[str, str] | None:
+    """The query, doc, score and tag ('' for none) columns of a Parquet run file; None for a
+    text run."""
+    if not run.lower().endswith(".parquet"):
+        return None
+    names = [row[0] for row in con.execute(
+        "SELECT name FROM parquet_schema($1) WHERE coalesce(num_children, 0) = 0", [run]
+    ).fetchall()]
+    for query, doc, score in _PARQUET_NAMES:
+        if {query, doc, score} <= set(names):
+            tag = next((n for n in ("run_id", "tag") if n in names), "")
+            return {"query": query, "doc": doc, "score": score, "tag": tag}
+    wanted = " or ".join(", ".join(columns) for columns in _PARQUET_NAMES)
+    raise ValueError(f"{run}: a Parquet run needs the columns {wanted}; it has "
+                     f"{', '.join(names) or 'none'}")
+
+
+# the first problem of a Parquet run's rows (x: its rows as query_id, item_id, score, _text),
+# or NULL: a missing query or document, a score that is not a finite number, a document listed
+# twice for one query
+_PARQUET_PROBLEM = """coalesce(
+    (SELECT 'a row has no query or document' FROM x
+     WHERE query_id IS NULL OR item_id IS NULL LIMIT 1),
+    (SELECT printf('score %s of document %s (query %s) is not a finite number',
+                   coalesce(chr(39) || _text || chr(39), 'NULL'),
+                   chr(39) || item_id || chr(39), chr(39) || query_id || chr(39))
+     FROM x WHERE score IS NULL OR NOT isfinite(score) LIMIT 1),
+    (SELECT printf('document %s is listed more than once for query %s',
+                   chr(39) || item_id || chr(39), chr(39) || query_id || chr(39))
+     FROM x GROUP BY query_id, item_id HAVING count(*) > 1 LIMIT 1))"""
+
+
+def _read_parquet_run(con: duckdb.DuckDBPyConnection, run: str, columns: dict[str, str],
+                      cap: int) -> None:
+    """_trec_run from a Parquet run: read_trec_run's order (score descending, then document id
+    descending) and checks, each problem an error naming the file and the row's values."""
+    q, d, s = (quoted(columns[c]) for c in ("query", "doc", "score"))
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE _trec_run AS
+        WITH x AS MATERIALIZED (
+            SELECT {q}::VARCHAR AS query_id, {d}::VARCHAR AS item_id,
+                   TRY_CAST({s} AS DOUBLE) AS score, {s}::VARCHAR AS _text
+            FROM read_parquet($1)
+        ),
+        problem AS (SELECT {_PARQUET_PROBLEM} AS p)
+        SELECT * FROM (
+            SELECT query_id, item_id, score,
+                   row_number() OVER (PARTITION BY query_id ORDER BY score DESC, item_id DESC)
+                   AS rnk
+            FROM x, problem
+            WHERE CASE WHEN p IS NULL THEN true ELSE error('duckdb_ndcg: ' || $1 || ': ' || p) END
+        ) WHERE rnk <= $2""",
+        [run, cap],
+    )
+
+
+def _line(measure: Measure, query: str, value: float | str | None) -> str:
     """One line as trec_eval prints it: the name padded to 22, tab, query, tab, value (counts as
-    whole numbers, the rest with 4 decimals)."""
-    number = value if value is not None else 0.0
+    whole numbers, relstring's text quoted, the rest with 4 decimals)."""
+    if measure.metric in TEXT_METRICS:
+        return f"{measure.trec:<22}\t{query}\t'{value or ''}'"
+    number = float(value) if value is not None else 0.0
     text = f"{round(number)}" if measure.metric in _COUNT_METRICS else f"{number:.4f}"
     return f"{measure.trec:<22}\t{query}\t{text}"
 
@@ -163,10 +253,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 A drop-in trec_eval: the same flags, the same output lines (name padded to 22, tab,
 query, tab, value with 4 decimals; counts whole), in trec_eval's order of measures.
 Measures: -m name[.params] (repeatable; official by default), nicknames official and
-all_trec (the part of it computed here; the rest is named on stderr).""",
+all_trec (all of trec_eval's); a run may be a .parquet file.""",
     )
     te.add_argument("qrels", metavar="QRELS", help="the qrels file (query_id iteration item_id grade)")
-    te.add_argument("run_file", metavar="RUN", help="the run file (query_id Q0 item_id rank score tag)")
+    te.add_argument("run_file", metavar="RUN",
+                    help="the run file (query_id Q0 item_id rank score tag), or a .parquet run "
+                    "(columns query_id, doc_id, score, or qid, docno, score)")
     te.add_argument("-m", dest="measures", action="append", default=[], metavar="MEASURE",
                     help="a measure, name[.params] (ndcg_cut.5,10) or a nickname (default official)")
     te.add_argument("-q", dest="per_query", action="store_true", help="also every query's values")
@@ -180,4 +272,8 @@ all_trec (the part of it computed here; the rest is named on stderr).""",
     te.add_argument("-M", dest="max_retrieved", type=_positive, metavar="N",
                     help="read at most the first N items of each query (default all)")
     te.add_argument("-n", dest="no_summary", action="store_true", help="no summary (all) lines")
+    te.add_argument("--preset", choices=list(PRESETS),
+                    help="the query set as a tool has it: trec_eval (judged and run, the "
+                    "default), trec_eval_c, ir_measures, ranx (every judged query, 0 when not "
+                    "run: -c)")
     return te

@@ -57,10 +57,11 @@ NAMES = [
 # strings whose reading ir_measures itself defines: the same measure and parameters
 IR_STRINGS = ["nDCG@10", "MAP", "MRR@10", "P(rel=2)@5", "AP(judged_only=True)",
               "nDCG(gains={0:0,1:1,2:3,3:7})@10", "nDCG(dcg='exp-log2')@10", "RBP(p=0.9,rel=1)",
-              "Judged@10", "Success@5", "IPrec@0.5", "NumRelRet", "Rprec", "Bpref", "SetF", "NumQ"]
+              "Judged@10", "Success@5", "IPrec@0.5", "NumRelRet", "Rprec", "Bpref", "SetF", "NumQ",
+              "infAP", "infAP(rel=2)"]
 TREC_STRINGS = ["ndcg_cut.5,10", "P.5,10", "map", "recip_rank", "bpref", "Rprec", "set_P",
                 "set_recall", "num_rel_ret", "num_ret", "recall.20,2000", "map_cut.5,100",
-                "iprec_at_recall.0.1,0.5", "success", "ndcg"]
+                "iprec_at_recall.0.1,0.5", "success", "ndcg", "infAP"]
 
 BAD = [  # string, words the one-line error must hold
     ("nDCG@0", ["'nDCG@0'", "cutoff", "'0'"]),
@@ -71,11 +72,11 @@ BAD = [  # string, words the one-line error must hold
     ("recip_rnk", ["unknown measure 'recip_rnk'", "recip_rank"]),
     ("ndcg_cut.0", ["'ndcg_cut.0'", "cutoff"]),
     ("map.5", ["'map.5'", "takes no parameters"]),
-    ("ndcg.1=3,2=9", ["gain lists", "not computed yet"]),
+    ("ndcg.1=3,2=x", ["'ndcg.1=3,2=x'", "'2=x' is not name=number"]),
     ("ndcg", ["ambiguous", "ranx", "nDCG(full_ideal=False)"]),
     ("bpref", ["ambiguous", "ranx bpref"]),
     ("RBP", ["RBP(rel=1)"]),
-    ("infAP", ["not computed"]),
+    ("ERR@10", ["not computed"]),
     ("precision@5-l2.5", ["'precision@5-l2.5'", "-l must be a whole grade"]),
     ("P(rel='x')@5", ["rel must be a whole number"]),
     ("SetF(beta=2)", ["beta=1"]),

@@ -1,0 +1,61 @@
+"""Presets: one tool's conventions (``conventions.PRESETS``, one row of data each) applied to
+``evaluate`` or ``duckdb-ndcg trec``.
+
+A preset sets the options a surface has (``evaluate``: ties, gain, empty_ideal and the ideal
+from the ranked items only; ``trec``: the query set); a value it fixes that the caller set
+otherwise, a preset recorded for another surface, and a rule the surface cannot follow are one
+error line naming the preset.
+
+Example::
+
+    duckdb_ndcg.evaluate("shown.parquet", "events.parquet", score_col="score", preset="sklearn")
+    # duckdb-ndcg trec qrels.txt run.txt --preset ir_measures
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from duckdb_ndcg.conventions import PRESETS, Preset
+
+# evaluate's own defaults of the options a preset sets
+_EVALUATE_DEFAULTS = {"ties": "average", "gain": "linear", "empty_ideal": 0.0}
+
+
+def preset_row(name: str, surface: str) -> Preset:
+    """The row of ``name`` for ``surface`` ('trec' or 'evaluate'), or a ValueError naming it."""
+    if name not in PRESETS:
+        listed = ", ".join(f"'{p}'" for p in PRESETS)
+        raise ValueError(f"preset must be one of {listed}, got {name!r}")
+    row = PRESETS[name]
+    if surface not in row.surfaces:
+        where = (f"applies to {' and '.join(row.surfaces)} only" if row.surfaces
+                 else "is recorded, not applied yet")
+        raise ValueError(f"preset {name!r} {where} (its conventions: {row.source})")
+    return row
+
+
+def evaluate_options(name: str, given: Mapping[str, object], ranked_by_score: bool,
+                     metrics: list[str]) -> tuple[dict[str, object], bool]:
+    """evaluate's options under preset ``name``: (ties, gain and empty_ideal, whether the events
+    are read for the ranked items only); ``given`` the caller's values of those options."""
+    row = preset_row(name, "evaluate")
+    values = {"ties": "average" if row.ties == "position" else row.ties, "gain": row.gain,
+              "empty_ideal": row.empty_ideal}
+    for option, value in given.items():
+        if value != _EVALUATE_DEFAULTS[option] and value != values[option]:
+            raise ValueError(f"preset {name!r} sets {option}={values[option]!r}; drop "
+                             f"{option}={value!r}")
+    if row.ties == "position" and ranked_by_score:
+        raise ValueError(f"preset {name!r} orders equal scores as {name} does (input order), "
+                         "which a score column cannot tell: give the rank (position_col)")
+    others = [m for m in metrics if m not in ("ndcg", "judged_at_k")]
+    if others:
+        raise ValueError(f"preset {name!r} fixes NDCG's conventions only; drop metrics "
+                         f"{', '.join(others)}")
+    return values, row.ideal == "ranked"
+
+
+def trec_complete(name: str) -> bool:
+    """Whether preset ``name`` scores every judged query (trec_eval -c)."""
+    return preset_row(name, "trec").queries == "judged"
