@@ -2,6 +2,7 @@
 GROUP BY of the same log.
 
     python benchmarks/clicks.py --pages 100000 --reps 3      # results/clicks.md (1M impressions)
+    python benchmarks/clicks.py --pages 1000000 --reps 1 --dbn-pages 0 --out clicks_10M.md
 
 DBN, whose E-step walks each page once per result, is timed on the first --dbn-pages pages.
 
@@ -67,6 +68,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--dbn-pages", type=int, default=10000,
                         help="DBN (quadratic per page, list_reduce per result) on this many pages")
+    parser.add_argument("--out", default="clicks.md", help="the file written in results/")
     args = parser.parse_args()
     con = duckdb_ndcg.register(duckdb.connect())
     make(con, args.pages)
@@ -93,7 +95,7 @@ def main() -> None:
                          f"| {time.perf_counter() - start:.2f} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    (HERE / "results" / "clicks.md").write_text(text)
+    (HERE / "results" / args.out).write_text(text)
 
 
 if __name__ == "__main__":
