@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from duckdb_ndcg.clicks import click_grades, position_bias
 from duckdb_ndcg.compare import compare, verdict
+from duckdb_ndcg.estimates import ips_estimate, ips_ndcg, slate_estimate
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
 
@@ -42,9 +43,12 @@ __all__ = [
     "evaluate",
     "events_to_sql",
     "install",
+    "ips_estimate",
+    "ips_ndcg",
     "position_bias",
     "register",
     "script",
+    "slate_estimate",
     "to_sql",
     "verdict",
 ]

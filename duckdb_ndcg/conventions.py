@@ -282,6 +282,9 @@ PYTHON_API = {
     "click_grades": ("click_grades",),
     "click_grades_to_sql": ("click_grades",),
     "position_bias": ("position_bias",),
+    "ips_estimate": ("ips_estimate",),
+    "slate_estimate": ("slate_estimate",),
+    "ips_ndcg": ("ips_ndcg",),
 }
 
 # --- the portable SQL (duckdb_ndcg.portable): the metrics it writes, the event grades it assumes

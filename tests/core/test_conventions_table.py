@@ -349,6 +349,9 @@ _PYTHON_FUNCTIONS = {
     "click_grades": duckdb_ndcg.click_grades,
     "click_grades_to_sql": portable.click_grades_to_sql,
     "position_bias": duckdb_ndcg.position_bias,
+    "ips_estimate": duckdb_ndcg.ips_estimate,
+    "slate_estimate": duckdb_ndcg.slate_estimate,
+    "ips_ndcg": duckdb_ndcg.ips_ndcg,
 }
 
 
@@ -494,6 +497,9 @@ _CALLS = {  # each Python entry point with its required arguments (checked befor
     "click_grades": lambda **kw: duckdb_ndcg.click_grades("e", **kw),
     "click_grades_to_sql": lambda **kw: portable.click_grades_to_sql("duckdb", table="e", **kw),
     "position_bias": lambda **kw: duckdb_ndcg.position_bias("e", **kw),
+    "ips_estimate": lambda **kw: duckdb_ndcg.ips_estimate("l", "p", **kw),
+    "slate_estimate": lambda **kw: duckdb_ndcg.slate_estimate("l", **kw),
+    "ips_ndcg": lambda **kw: duckdb_ndcg.ips_ndcg("l", "r", **kw),
 }
 
 
