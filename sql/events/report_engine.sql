@@ -81,18 +81,36 @@ CREATE OR REPLACE MACRO _ndcg_report_metrics() AS
 CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics) AS
 coalesce(len(list_filter(metrics, lambda m: coalesce(m NOT IN ('ndcg', 'judged_at_k'), true))) > 0, false);
 
--- _ndcg_report_max_grade(max_grade, mapping): err's max_grade in ndcg_report, checked (internal):
--- 'mapping' is the largest grade of the mapping (3, purchase, for the default mapping), else a
--- positive finite number; anything else is an error naming the setting.
-CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping) AS
+-- _ndcg_report_max_grade(max_grade, mapping, value_grades := NULL): err's max_grade in
+-- ndcg_report, checked (internal): 'mapping' is the largest grade of value_grades when given,
+-- else of the mapping (3, purchase, for the default mapping), else a positive finite number;
+-- anything else is an error naming the setting.
+CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping, value_grades := NULL) AS
 CASE
-    WHEN max_grade::VARCHAR = 'mapping' THEN coalesce(list_max(map_values(mapping)), 3.0)::DOUBLE
+    WHEN max_grade::VARCHAR = 'mapping' THEN
+        coalesce(list_max(map_values(_ndcg_value_grades(value_grades))),
+                 list_max(map_values(mapping)), 3.0)::DOUBLE
     WHEN TRY_CAST(max_grade AS DOUBLE) > 0 AND isfinite(TRY_CAST(max_grade AS DOUBLE)) THEN
         TRY_CAST(max_grade AS DOUBLE)
     ELSE error('duckdb_ndcg: max_grade must be ''mapping'' or a positive number, got '
                || coalesce(CASE WHEN TRY_CAST(max_grade AS DOUBLE) IS NULL
                                 THEN '''' || max_grade::VARCHAR || ''''
                                 ELSE max_grade::VARCHAR END, 'NULL'))
+END;
+
+-- _ndcg_report_gain(gain): the gain the report engine scores grades with (internal): 'value'
+-- (each event's value is its grade, _ndcg_event_relevance) is 'linear' over those grades; a gain
+-- MAP becomes its text form, which the gain helpers read as the MAP; a gain that is none of
+-- 'linear', 'exponential', 'value' or a MAP is an error in the report's words.
+CREATE OR REPLACE MACRO _ndcg_report_gain(gain) AS
+CASE
+    WHEN gain IS NULL OR (NOT _ndcg_is_map(gain)
+                          AND gain::VARCHAR NOT IN ('linear', 'exponential', 'value')) THEN
+        error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
+              || 'or ''value'' (the events'' value_col as the grade), got '
+              || coalesce('''' || gain::VARCHAR || '''', 'NULL'))
+    WHEN gain::VARCHAR = 'value' THEN 'linear'
+    ELSE gain::VARCHAR
 END;
 
 -- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
@@ -106,7 +124,8 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 -- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
 --                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
 --                   time_col, unknown, metrics := ['ndcg'], threshold := 1,
---                   max_grade := 'mapping', judged := false)
+--                   max_grade := 'mapping', judged := false, value_col := 'value',
+--                   value_grades := NULL)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
 --            relevant, _judged STRUCT(i, rel, rnk)[], judged_at_k DOUBLE)
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
@@ -148,7 +167,8 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_c
                                           empty_ideal, duplicates, event_col, mapping, collapse,
                                           time_col, unknown, metrics := ['ndcg'],
                                           threshold := 1, max_grade := 'mapping',
-                                          judged := false) AS TABLE
+                                          judged := false, value_col := 'value',
+                                          value_grades := NULL) AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
@@ -157,14 +177,16 @@ WITH _ndcg_graded AS (
                                time_col, unknown,
                                coalesce(collapse IN ('max', 'sum') AND NOT _ndcg_is_map(gain)
                                         AND coalesce(list_min(map_values(mapping)), 0) >= 0,
-                                        false))
+                                        false),
+                               value_col := value_col, value_grades := value_grades,
+                               gain := gain)
 ),
 _ndcg_gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
-    SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero') AS _g
+    SELECT _q, _i, rel, _ndcg_gain(rel, _ndcg_report_gain(gain), 'zero') AS _g
     FROM _ndcg_graded
-    WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
+    WHERE rel > 0 OR _ndcg_has_gain(rel, _ndcg_report_gain(gain))
 ),
 _ndcg_cfg AS (
     -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
@@ -400,7 +422,8 @@ _ndcg_unjudged AS (
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
     -- grades and gains are refused below, in the report's words (it has no negative option)
-    SELECT _ndcg_grade_error(rel, gain, 'zero') AS _grade_error, min(rel) AS _min_grade
+    SELECT _ndcg_grade_error(rel, _ndcg_report_gain(gain), 'zero') AS _grade_error,
+           min(rel) AS _min_grade
     FROM _ndcg_graded
 )
 SELECT _key, _k,
@@ -418,14 +441,15 @@ SELECT _key, _k,
                error('duckdb_ndcg: threshold must be a positive number, got '
                      || coalesce(threshold::VARCHAR, 'NULL'))
            -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
-           WHEN _ndcg_report_max_grade(max_grade, mapping) IS NULL THEN NULL
+           WHEN _ndcg_report_max_grade(max_grade, mapping, value_grades) IS NULL THEN NULL
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
            WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
                error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
                      || coalesce('''' || ties || '''', 'NULL'))
-           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'zero') IS NOT NULL
+           WHEN _ndcg_discount(1, log_base) IS NULL
+                OR _ndcg_gain_error(_ndcg_report_gain(gain), 'zero') IS NOT NULL
                 OR _grade_error IS NOT NULL THEN NULL
            WHEN _min_grade < 0 THEN
                error('duckdb_ndcg: mapping gives an event type the negative grade '
@@ -522,7 +546,7 @@ CROSS JOIN _ndcg_names;
 -- _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
 --                          score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
 --                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade,
---                          judged := false)
+--                          judged := false, value_col := 'value', value_grades := NULL)
 --   -> TABLE(_key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
 --            recall_at_k, f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision,
 --            err, rbp, judged_at_k DOUBLE)
@@ -543,7 +567,9 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, 
                                                  item_col, position_col, score_col, ties, gain,
                                                  log_base, empty_ideal, duplicates, event_col,
                                                  mapping, collapse, time_col, unknown, metrics,
-                                                 threshold, max_grade, judged := false) AS TABLE
+                                                 threshold, max_grade, judged := false,
+                                                 value_col := 'value',
+                                                 value_grades := NULL) AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
     FROM _ndcg_report_rows(rankings, events, k, _ndcg_slice_list(slice_by), query_col,
@@ -551,7 +577,8 @@ WITH _ndcg_engine AS NOT MATERIALIZED (
                            duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
                            unknown,
                            metrics := metrics,
-                           threshold := threshold, max_grade := max_grade, judged := judged)
+                           threshold := threshold, max_grade := max_grade, judged := judged,
+                           value_col := value_col, value_grades := value_grades)
 ),
 _ndcg_only AS NOT MATERIALIZED (
     SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant,
@@ -615,7 +642,8 @@ _ndcg_family AS NOT MATERIALIZED (
         SELECT * EXCLUDE (_judged), unnest(coalesce(_judged, [NULL])) AS _j
         FROM _ndcg_engine
     ),
-    (SELECT _ndcg_report_max_grade(max_grade, _ndcg_mapping(mapping)) AS _max_grade)
+    (SELECT _ndcg_report_max_grade(max_grade, _ndcg_mapping(mapping), value_grades)
+         AS _max_grade)
     GROUP BY _key, _k, _max_grade
 )
 -- the same columns either way, picked by the condition under which _ndcg_report_rows builds

@@ -87,7 +87,8 @@ CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::V
                                     empty_ideal := 0.0, duplicates := 'error',
                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
                                     time_col := NULL, unknown := 'error', metrics := ['ndcg'],
-                                    threshold := 1, max_grade := 'mapping') AS TABLE
+                                    threshold := 1, max_grade := 'mapping',
+                                    value_col := 'value', value_grades := NULL) AS TABLE
 -- relevant, then the family columns named (COLUMNS keeps the engine's column order)
 SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
        COLUMNS(lambda c: c = 'relevant'
@@ -96,7 +97,7 @@ SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
 FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
                               score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
                               mapping, collapse, time_col, unknown, metrics, threshold,
-                              max_grade);
+                              max_grade, value_col := value_col, value_grades := value_grades);
 
 -- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
 --              threshold := 1, max_grade := 'mapping', ...every other ndcg_report parameter)
@@ -129,7 +130,8 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
                                      event_col := 'event_type', mapping := NULL, collapse := 'max',
                                      time_col := NULL, unknown := 'error', conf := 0.95,
                                      metrics := ['ndcg'], threshold := 1,
-                                     max_grade := 'mapping') AS TABLE
+                                     max_grade := 'mapping', value_col := 'value',
+                                     value_grades := NULL) AS TABLE
 -- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
 SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(),
                                                           lambda m: 'mean_' || m), c)
@@ -162,7 +164,8 @@ FROM (
     FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col,
                                   position_col, score_col, ties, gain, log_base, empty_ideal,
                                   duplicates, event_col, mapping, collapse, time_col, unknown,
-                                  metrics, threshold, max_grade, judged := true)
+                                  metrics, threshold, max_grade, judged := true,
+                                  value_col := value_col, value_grades := value_grades)
 )
 GROUP BY ALL
 )
