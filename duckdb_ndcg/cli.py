@@ -67,7 +67,7 @@ _NUMBERS |= {"uinteger", "ubigint", "uhugeint", "float", "double", "decimal"}
 _REWORDED = (
     "query_col", "item_col", "position_col", "score_col", "event_col", "time_col", "slice_by",
     "tie_key", "full_ideal", "mapping", "collapse", "ties", "gain", "k", "max_grade", "metrics",
-    "threshold", "denominator", "p", "empty_ideal",
+    "threshold", "denominator", "p", "empty_ideal", "value_col", "value_grades",
     # grades (click_grades)
     "model", "session_col", "click_col", "action_col", "start_date", "end_date", "max_rank",
     "bins", "min_impressions",
@@ -172,6 +172,23 @@ def _max_grade(text: str) -> str | int | float:
         return _number(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected 'mapping' or a number, got {text!r}") from None
+
+
+def _value_grades(text: str) -> dict[float, float]:
+    """--value-grades 30=1,120=2: value threshold to grade, in the order written (the macros
+    check that the thresholds increase and the grades are not negative)."""
+    grades: dict[float, float] = {}
+    for part in text.split(","):
+        threshold, sep, grade = part.partition("=")
+        try:
+            if not sep or float(threshold) in grades:
+                raise ValueError
+            grades[float(threshold)] = float(grade)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected value thresholds and grades like 30=1,120=2, got {text!r}"
+            ) from None
+    return grades
 
 
 _NULL = "null"  # --empty-ideal null: SQL NULL (None), which avg() skips
@@ -341,6 +358,20 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         help="grade of an item with several events: best (default), sum, or last (--time-col)",
     )
     ev.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
+    ev.add_argument(
+        cli_flag("value_grades"),
+        type=_value_grades,
+        metavar="T=G,...",
+        help="grade events by their value: 30=1,120=2 gives a value >= 30 grade 1, >= 120 "
+        "grade 2, below 30 grade 0 (events of types the mapping grades above 0; "
+        "default: grades by event type)",
+    )
+    ev.add_argument(
+        cli_flag("value_col"),
+        default="value",
+        help="numeric value column of events for --value-grades (default value, as the "
+        "--source adapters write it)",
+    )
     ev.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
     ev.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
     ev.add_argument(
@@ -723,6 +754,8 @@ def _evaluate(args: argparse.Namespace) -> None:
         "time_col": args.time_col,
         "unknown": "ignore" if args.ignore_unknown else "error",
         "duplicates": "allow" if args.allow_duplicates else "error",
+        "value_col": args.value_col,
+        "value_grades": args.value_grades,
     }
     family = {
         name: value

@@ -13,6 +13,7 @@ from duckdb_ndcg.inputs import (
     Source,
     checked_metrics,
     checked_report_options,
+    checked_value_grades,
     choice,
     open_source,
     read_mapping,
@@ -51,6 +52,8 @@ def evaluate(
     metrics: str | Sequence[str] = ("ndcg",),
     threshold: float = 1,
     max_grade: str | float = "mapping",
+    value_col: str = "value",
+    value_grades: Mapping[float, float] | str | None = None,
     shape: str = "report",
     source: str | None = None,
     source_options: Mapping[str, object] | None = None,
@@ -76,6 +79,12 @@ def evaluate(
     query): an offline replay's items never shown to anyone are unjudged and score 0, and the CLI
     warns when the share is below ``MIN_JUDGED`` (0.9).
 
+    ``value_grades`` (``{30: 1, 120: 2}``: value threshold to grade) grades each event of a type
+    the mapping grades above 0 by its value in ``value_col`` (``'value'``, as the source adapters
+    emit it): the grade of the largest threshold <= value, 0 below every threshold;
+    ``gain='value'`` takes the value itself as the grade (linear gain; with ``collapse='sum'``
+    an item's gain is its summed revenue). See ``ndcg_report``.
+
     ``source`` reads a vendor's export through its adapter (``sql/sources/``): ``'ga4'`` takes
     the GA4 export as ``rankings`` (no ``events``), ``'ubi'`` the ubi_queries and ubi_events
     tables, ``'algolia'`` the search responses and the Insights events; ``source_options`` are
@@ -94,6 +103,8 @@ def evaluate(
     choice("shape", shape, _SHAPES)
     names = checked_metrics(metrics, threshold, max_grade)
     cuts = checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
+    value_grades = checked_value_grades(value_grades)
+    by_value = value_grades is not None or gain == "value"
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = register(con) if con is not None else own_connection()
@@ -120,6 +131,7 @@ def evaluate(
             "item_col": item_col,
             "event_col": event_col,
             "time_col": time_col,
+            "value_col": value_col if by_value else None,
         },
     )
     require_slices({"rankings": ranked}, logged, slice_by)
@@ -151,6 +163,8 @@ def evaluate(
             "collapse": collapse,
             "time_col": time_col,
             "unknown": unknown,
+            "value_col": value_col,
+            "value_grades": value_grades,
         }
     )
     # the names are checked against a fixed list, so they are written into the SQL: a literal

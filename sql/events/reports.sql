@@ -5,7 +5,8 @@
 --             ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0,
 --             duplicates := 'error', event_col := 'event_type', mapping := NULL,
 --             collapse := 'max', time_col := NULL, unknown := 'error', metrics := ['ndcg'],
---             threshold := 1, max_grade := 'mapping')
+--             threshold := 1, max_grade := 'mapping', value_col := 'value',
+--             value_grades := NULL)
 --   -> TABLE(<query_col>, <slice_by columns>, k BIGINT, ndcg, dcg, idcg DOUBLE,
 --            shown, shown_relevant, relevant BIGINT, <one DOUBLE column per family metric named>)
 -- NDCG@k of every query a ranker showed, judged by what users did: `rankings` (a table name) holds
@@ -28,7 +29,17 @@
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
---   gain, log_base, empty_ideal: as for the ndcg aggregate.
+--   gain, log_base, empty_ideal: as for the ndcg aggregate; gain may also be 'value': an event
+--                 of a type the mapping grades above 0 has its value (value_col) as its grade,
+--                 and the gain is linear (revenue-weighted DCG: with collapse := 'sum' an item's
+--                 gain is its summed revenue, e.g. mapping := MAP {'impression': 0, 'click': 0,
+--                 'purchase': 1}); events of types graded 0 keep 0. compare_rankers,
+--                 compare_summary and ab_summary take gain := 'value' too (value_col 'value').
+--   value_col, value_grades: grades from a value column, as for event_relevance (value_grades
+--                 := MAP {30: 1, 120: 2}: the grade of the largest threshold <= value, 0 below
+--                 every threshold, for events of types the mapping grades above 0); value_grades
+--                 and gain := 'value' exclude each other. max_grade 'mapping' is then the largest
+--                 grade of value_grades.
 --   duplicates    'error': an item shown twice among the rows a cutoff reads (those whose tie
 --                 group starts within the first max(k) + 1 positions of a (slice, query), all
 --                 when k is NULL) is an error naming it; a duplicate further down cannot change
@@ -100,7 +111,8 @@ FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col
                               max_grade, value_col := value_col, value_grades := value_grades);
 
 -- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
---              threshold := 1, max_grade := 'mapping', ...every other ndcg_report parameter)
+--              threshold := 1, max_grade := 'mapping', value_col := 'value',
+--              value_grades := NULL, ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
 --            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
 --            shown_relevant, relevant BIGINT, ci_low, ci_high, mean_judged_at_k DOUBLE,
