@@ -35,8 +35,11 @@ END::DOUBLE;
 CREATE OR REPLACE MACRO _ndcg_value_grades(value_grades) AS
 CASE
     WHEN value_grades IS NULL THEN NULL::MAP(DOUBLE, DOUBLE)
+    -- a threshold that is no number: NULL (DuckDB 2.0) or a NULL key (1.4, 1.5) after the cast
     WHEN TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE)) IS NULL
-         OR cardinality(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))) = 0 THEN
+         OR cardinality(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))) = 0
+         OR len(list_filter(map_keys(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))),
+                            lambda t: t IS NULL)) > 0 THEN
         error('duckdb_ndcg: value_grades must be a MAP from value threshold to grade, e.g. '
               || 'MAP {30: 1, 120: 2}, got ' || value_grades::VARCHAR)
     WHEN NOT list_bool_and(list_transform(
