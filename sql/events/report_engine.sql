@@ -113,6 +113,40 @@ CASE
     ELSE gain::VARCHAR
 END;
 
+-- _ndcg_report_timed(bucket, start, stop): whether the report reads the rankings' time column
+-- (internal): a bucket, a start or a stop is given.
+CREATE OR REPLACE MACRO _ndcg_report_timed(bucket, start, stop) AS
+bucket IS NOT NULL OR start IS NOT NULL OR stop IS NOT NULL;
+
+-- _ndcg_report_time(x, what): a start or stop bound as a TIMESTAMP (internal): a DATE, a
+-- TIMESTAMP or their text ('2026-01-31'); NULL stays NULL (no bound); anything else is an
+-- error naming the option.
+CREATE OR REPLACE MACRO _ndcg_report_time(x, what) AS
+CASE WHEN x IS NULL THEN NULL::TIMESTAMP
+     ELSE coalesce(TRY_CAST(x::VARCHAR AS TIMESTAMP),
+                   error('duckdb_ndcg: ' || what || ' must be a date or timestamp '
+                         || '(''2026-01-31''), got ' || x::VARCHAR)) END;
+
+-- _ndcg_report_bucket(t, bucket): the DATE starting the 'day' or 'week' (ISO, Monday) that
+-- holds TIMESTAMP t (internal); NULL for any other bucket (_ndcg_report_interval_bucket).
+CREATE OR REPLACE MACRO _ndcg_report_bucket(t, bucket) AS
+CASE bucket::VARCHAR WHEN 'day' THEN date_trunc('day', t)
+                     WHEN 'week' THEN date_trunc('week', t) END::DATE;
+
+-- _ndcg_report_interval_bucket(t, bucket): the TIMESTAMP starting the bucket of an INTERVAL
+-- bucket (INTERVAL 6 HOUR, or its text '6 hours') that holds t (DuckDB's time_bucket: buckets
+-- of whole days or less start at midnight), checked: a bucket that is neither 'day', 'week'
+-- nor a positive INTERVAL is an error naming the option.
+CREATE OR REPLACE MACRO _ndcg_report_interval_bucket(t, bucket) AS
+CASE
+    WHEN bucket IS NULL THEN NULL::TIMESTAMP
+    WHEN bucket::VARCHAR IN ('day', 'week') THEN NULL::TIMESTAMP
+    WHEN coalesce(TRY_CAST(bucket::VARCHAR AS INTERVAL) > INTERVAL 0 SECOND, false) THEN
+        time_bucket(TRY_CAST(bucket::VARCHAR AS INTERVAL), t)
+    ELSE error('duckdb_ndcg: bucket must be ''day'', ''week'' or a positive INTERVAL '
+               || '(INTERVAL 6 HOUR), got ''' || bucket::VARCHAR || '''')
+END;
+
 -- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
 -- query and slice columns (internal). A query or slice column of the same name would shadow them
 -- (GROUP BY k over a slice named k), so the report refuses it.
@@ -125,7 +159,8 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 --                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
 --                   time_col, unknown, metrics := ['ndcg'], threshold := 1,
 --                   max_grade := 'mapping', judged := false, value_col := 'value',
---                   value_grades := NULL)
+--                   value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+--                   rankings_time_col := 'shown_at')
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
 --            relevant, _judged STRUCT(i, rel, rnk)[], judged_at_k DOUBLE)
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
@@ -168,7 +203,9 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_c
                                           time_col, unknown, metrics := ['ndcg'],
                                           threshold := 1, max_grade := 'mapping',
                                           judged := false, value_col := 'value',
-                                          value_grades := NULL) AS TABLE
+                                          value_grades := NULL, bucket := NULL, start := NULL,
+                                          stop := NULL,
+                                          rankings_time_col := 'shown_at') AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
@@ -249,8 +286,61 @@ _ndcg_event_slices AS NOT MATERIALIZED (
          _ndcg_names
     GROUP BY _ndcg_sq
 ),
+_ndcg_query_times AS NOT MATERIALIZED (
+    -- bucket, start, stop: each query's time is the earliest time of its rows (a list paged
+    -- over midnight stays one ranking of its first day); the column must be a date or a
+    -- timestamp (read as TIMESTAMP). Without them the query column stands in, not read.
+    SELECT _ndcg_tq, min(_ndcg_t) AS _ndcg_qt, any_value(_ndcg_ttype) AS _ndcg_ttype
+    FROM (SELECT COLUMNS(lambda c: c = query_col) AS _ndcg_tq,
+                 TRY_CAST(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop)
+                                                     THEN rankings_time_col
+                                                     ELSE query_col END)::VARCHAR AS TIMESTAMP)
+                     AS _ndcg_t,
+                 typeof(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop)
+                                                   THEN rankings_time_col
+                                                   ELSE query_col END)) AS _ndcg_ttype
+          FROM query_table(rankings))
+    GROUP BY _ndcg_tq
+),
+_ndcg_rankings_timed AS NOT MATERIALIZED (
+    -- the rankings of the queries whose time is in [start, stop), with the slice column
+    -- `bucket` (DATE for 'day' and 'week', TIMESTAMP for an INTERVAL) when a bucket is given
+    SELECT * EXCLUDE (_ndcg_rq, _ndcg_tq, _ndcg_qt, _ndcg_ttype, _ndcg_day, _ndcg_span),
+           -- (start or stop alone: a NULL `bucket`, which no slice reads)
+           COLUMNS(lambda c: (c = '_ndcg_day' AND coalesce(bucket::VARCHAR IN ('day', 'week'), true))
+                             OR (c = '_ndcg_span' AND bucket IS NOT NULL
+                                 AND bucket::VARCHAR NOT IN ('day', 'week'))) AS bucket
+    FROM (
+        SELECT _r.*, _t.*, _ndcg_report_bucket(_ndcg_qt, bucket) AS _ndcg_day,
+               _ndcg_report_interval_bucket(_ndcg_qt, bucket) AS _ndcg_span
+        FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_rq
+              FROM query_table(rankings)) AS _r
+        JOIN _ndcg_query_times AS _t ON _r._ndcg_rq = _t._ndcg_tq)
+    -- the checks stand in the filter, which every row passes through (a column no slice reads
+    -- is not computed)
+    WHERE CASE WHEN NOT regexp_full_match(_ndcg_ttype, 'DATE|TIMESTAMP(_S|_MS|_NS)?') THEN
+                   error('duckdb_ndcg: rankings_time_col ' || rankings_time_col
+                         || ' of rankings table ' || _ndcg_table_name(rankings) || ' is '
+                         || _ndcg_ttype || '; bucket, start and stop need a DATE or '
+                         || 'TIMESTAMP column (cast it in a view)')
+               -- the rankings' own `bucket` would be the slice read (json_keys: DuckDB 1.4
+               -- has no struct_keys)
+               WHEN bucket IS NOT NULL
+                    AND list_contains((SELECT json_keys(to_json(_b))
+                                       FROM (SELECT * FROM query_table(rankings) LIMIT 1) AS _b),
+                                      'bucket') THEN
+                   error('duckdb_ndcg: rankings table ' || _ndcg_table_name(rankings)
+                         || ' has a column bucket, the name of the slice column bucket := '
+                         || 'adds: rename it in a view')
+               ELSE true END
+      AND _ndcg_report_interval_bucket(_ndcg_qt, bucket) IS NOT DISTINCT FROM _ndcg_span
+      -- a query without a time (NULL) is outside every [start, stop)
+      AND (start IS NULL OR _ndcg_qt >= _ndcg_report_time(start, 'start'))
+      AND (stop IS NULL OR _ndcg_qt < _ndcg_report_time(stop, 'stop'))
+),
 _ndcg_rankings_as_given AS NOT MATERIALIZED (
-    SELECT * FROM query_table(rankings)
+    SELECT * FROM query_table(CASE WHEN _ndcg_report_timed(bucket, start, stop)
+                                   THEN '_ndcg_rankings_timed' ELSE rankings END)
 ),
 _ndcg_rankings_sliced AS NOT MATERIALIZED (
     -- the rankings with the events' slice columns joined per query. In SELECT * a name both
@@ -259,7 +349,7 @@ _ndcg_rankings_sliced AS NOT MATERIALIZED (
     SELECT * FROM (
         SELECT _r.*, _s.*
         FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_rq
-              FROM query_table(rankings)) AS _r
+              FROM _ndcg_rankings_as_given) AS _r
         LEFT JOIN _ndcg_event_slices AS _s ON _r._ndcg_rq = _s._ndcg_sq)
 ),
 _ndcg_shown AS NOT MATERIALIZED (
@@ -546,7 +636,9 @@ CROSS JOIN _ndcg_names;
 -- _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
 --                          score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
 --                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade,
---                          judged := false, value_col := 'value', value_grades := NULL)
+--                          judged := false, value_col := 'value', value_grades := NULL,
+--                          bucket := NULL, start := NULL, stop := NULL,
+--                          rankings_time_col := 'shown_at')
 --   -> TABLE(_key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
 --            recall_at_k, f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision,
 --            err, rbp, judged_at_k DOUBLE)
@@ -569,16 +661,23 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, 
                                                  mapping, collapse, time_col, unknown, metrics,
                                                  threshold, max_grade, judged := false,
                                                  value_col := 'value',
-                                                 value_grades := NULL) AS TABLE
+                                                 value_grades := NULL, bucket := NULL,
+                                                 start := NULL, stop := NULL,
+                                                 rankings_time_col := 'shown_at') AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
-    FROM _ndcg_report_rows(rankings, events, k, _ndcg_slice_list(slice_by), query_col,
-                           item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+    -- bucket adds the slice column `bucket` (_ndcg_report_rows makes it)
+    FROM _ndcg_report_rows(rankings, events, k,
+                           CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by)
+                                ELSE list_append(_ndcg_slice_list(slice_by), 'bucket') END,
+                           query_col, item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
                            duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
                            unknown,
                            metrics := metrics,
                            threshold := threshold, max_grade := max_grade, judged := judged,
-                           value_col := value_col, value_grades := value_grades)
+                           value_col := value_col, value_grades := value_grades,
+                           bucket := bucket, start := start, stop := stop,
+                           rankings_time_col := rankings_time_col)
 ),
 _ndcg_only AS NOT MATERIALIZED (
     SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant,
