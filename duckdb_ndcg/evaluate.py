@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -54,6 +55,10 @@ def evaluate(
     max_grade: str | float = "mapping",
     value_col: str = "value",
     value_grades: Mapping[float, float] | str | None = None,
+    bucket: str | datetime.timedelta | None = None,
+    start: str | datetime.date | None = None,
+    stop: str | datetime.date | None = None,
+    rankings_time_col: str = "shown_at",
     shape: str = "report",
     source: str | None = None,
     source_options: Mapping[str, object] | None = None,
@@ -84,6 +89,11 @@ def evaluate(
     emit it): the grade of the largest threshold <= value, 0 below every threshold;
     ``gain='value'`` takes the value itself as the grade (linear gain; with ``collapse='sum'``
     an item's gain is its summed revenue). See ``ndcg_report``.
+
+    ``bucket`` (``'day'``, ``'week'`` or a ``timedelta``/INTERVAL text such as ``'6 hours'``)
+    adds the slice column ``bucket``, the start of the query's time bucket; ``start``/``stop``
+    keep the queries whose time is in ``[start, stop)``. A query's time is the earliest
+    ``rankings_time_col`` (``'shown_at'``, as the source adapters write it) of its rows.
 
     ``source`` reads a vendor's export through its adapter (``sql/sources/``): ``'ga4'`` takes
     the GA4 export as ``rankings`` (no ``events``), ``'ubi'`` the ubi_queries and ubi_events
@@ -134,6 +144,8 @@ def evaluate(
             "value_col": value_col if by_value else None,
         },
     )
+    timed = bucket is not None or start is not None or stop is not None
+    require_columns(ranked, "rankings", {"rankings_time_col": rankings_time_col if timed else None})
     require_slices({"rankings": ranked}, logged, slice_by)
     grades = read_mapping(con, mapping)
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
@@ -165,6 +177,10 @@ def evaluate(
             "unknown": unknown,
             "value_col": value_col,
             "value_grades": value_grades,
+            "bucket": bucket,
+            "start": start,
+            "stop": stop,
+            "rankings_time_col": rankings_time_col,
         }
     )
     # the names are checked against a fixed list, so they are written into the SQL: a literal
