@@ -69,7 +69,8 @@ _NUMBERS |= {"uinteger", "ubigint", "uhugeint", "float", "double", "decimal"}
 _REWORDED = (
     "query_col", "item_col", "position_col", "score_col", "event_col", "time_col", "slice_by",
     "tie_key", "full_ideal", "mapping", "collapse", "ties", "gain", "k", "max_grade", "metrics",
-    "threshold", "denominator", "p", "empty_ideal",
+    "threshold", "denominator", "p", "empty_ideal", "value_col", "value_grades", "bucket",
+    "start", "stop", "rankings_time_col",
     # grades (click_grades)
     "model", "session_col", "click_col", "action_col", "start_date", "end_date", "max_rank",
     "bins", "min_impressions",
@@ -179,6 +180,23 @@ def _max_grade(text: str) -> str | int | float:
         return _number(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected 'mapping' or a number, got {text!r}") from None
+
+
+def _value_grades(text: str) -> dict[float, float]:
+    """--value-grades 30=1,120=2: value threshold to grade, in the order written (the macros
+    check that the thresholds increase and the grades are not negative)."""
+    grades: dict[float, float] = {}
+    for part in text.split(","):
+        threshold, sep, grade = part.partition("=")
+        try:
+            if not sep or float(threshold) in grades:
+                raise ValueError
+            grades[float(threshold)] = float(grade)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected value thresholds and grades like 30=1,120=2, got {text!r}"
+            ) from None
+    return grades
 
 
 _NULL = "null"  # --empty-ideal null: SQL NULL (None), which avg() skips
@@ -355,6 +373,33 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         help="grade of an item with several events: best (default), sum, or last (--time-col)",
     )
     ev.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
+    ev.add_argument(
+        cli_flag("value_grades"),
+        type=_value_grades,
+        metavar="T=G,...",
+        help="grade events by their value: 30=1,120=2 gives a value >= 30 grade 1, >= 120 "
+        "grade 2, below 30 grade 0 (events of types the mapping grades above 0; "
+        "default: grades by event type)",
+    )
+    ev.add_argument(
+        cli_flag("value_col"),
+        default="value",
+        help="numeric value column of events for --value-grades (default value, as the "
+        "--source adapters write it)",
+    )
+    ev.add_argument(
+        cli_flag("bucket"),
+        help="a slice column bucket per query time: day, week or an interval such as '6 hours' "
+        "(with --chart and no --slice-by: the trend over the buckets)",
+    )
+    ev.add_argument(cli_flag("start"), help="only queries shown at or after this date or time")
+    ev.add_argument(cli_flag("stop"), help="only queries shown before this date or time")
+    ev.add_argument(
+        cli_flag("rankings_time_col"),
+        default="shown_at",
+        help="time column of rankings for --bucket, --start, --stop (default shown_at); a "
+        "query's time is its earliest",
+    )
     ev.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
     ev.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
     ev.add_argument(
@@ -738,7 +783,15 @@ def _evaluate(args: argparse.Namespace) -> None:
         "unknown": "ignore" if args.ignore_unknown else "error",
         "duplicates": "allow" if args.allow_duplicates else "error",
         "preset": args.preset,
+        "value_col": args.value_col,
+        "value_grades": args.value_grades,
+        "bucket": args.bucket,
+        "start": args.start,
+        "stop": args.stop,
+        "rankings_time_col": args.rankings_time_col,
     }
+    # --bucket adds the slice column bucket, after the --slice-by columns
+    shown_slices = [*slices, "bucket"] if args.bucket else slices
     family = {
         name: value
         for name, value in (
@@ -774,18 +827,19 @@ def _evaluate(args: argparse.Namespace) -> None:
             )
         share = "any_value(mean_judged_at_k)" if args.summary else "avg(judged_at_k)"
         events = args.events or args.rankings  # a one-input source: the export holds both
-        _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", events, slices)
+        _warn_judged(con, "_ndcg_result", share, f"rankings {args.rankings}", events,
+                     shown_slices)
         if not args.summary and "judged_at_k" not in asked:
             con.execute("ALTER TABLE _ndcg_result DROP COLUMN judged_at_k")
         first_day = None
-        if page and _is_time(relation, slices):  # one slice by day: NDCG@k over the days
+        if page and _is_time(relation, shown_slices):  # one slice by day: NDCG@k over the days
             _stage("computing the trend for the chart")
             per_query = (
                 con.table("_ndcg_every_k") if every_k
                 else evaluate(args.rankings, args.events, k=[max(args.k)], **common)
             )  # fmt: skip
-            first_day, series = chart.trend_series(per_query, slices[0], max(args.k))
-            title = f"Mean NDCG@{max(args.k)} per {slices[0]}"
+            first_day, series = chart.trend_series(per_query, shown_slices[0], max(args.k))
+            title = f"Mean NDCG@{max(args.k)} per {shown_slices[0]}"
             title += ", exponential gain" if args.gain == "exponential" else ""
             note = ""
             chart.svg(series, title, first_day=first_day)  # fails before writing
@@ -796,10 +850,10 @@ def _evaluate(args: argparse.Namespace) -> None:
                 else evaluate(args.rankings, args.events, k=list(range(1, max(args.k) + 1)),
                               **common)
             )  # fmt: skip
-            series = chart.curve_series(curve, slices, max_series=chart.MAX_SERIES)
+            series = chart.curve_series(curve, shown_slices, max_series=chart.MAX_SERIES)
             title = f"Mean NDCG@k, k = 1..{max(args.k)}"
             title += ", exponential gain" if args.gain == "exponential" else ""
-            title += f", per {', '.join(slices)}" if slices else ", all queries"
+            title += f", per {', '.join(shown_slices)}" if shown_slices else ", all queries"
             note = _omitted_note(series)
             chart.svg(series, title, note=note)  # one that cannot be drawn fails before writing
     if output:

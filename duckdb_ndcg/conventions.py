@@ -95,13 +95,23 @@ EVENT_OPTIONS = (  # event_relevance's: events -> grades
     default("time_col", "NULL"),
     UNKNOWN,
 )
+# the report family's gain: also 'value', each event's value (value_col) as its grade, linear
+REPORT_GAIN = Param("gain", "'linear'", ("linear", "exponential"),
+                    also="a MAP from grade to gain, or 'value' (the events' value_col as the grade)")
+# grades from a value column of the events (revenue, dwell seconds): event_relevance, ndcg_report,
+# ndcg_summary
+VALUE_OPTIONS = (default("value_col", "'value'"), default("value_grades", "NULL"))
+# time: the rankings' queries within [start, stop), per bucket (ndcg_report, ndcg_summary); bucket
+# is 'day', 'week' or an INTERVAL, so it is not enumerated
+TIME_OPTIONS = (default("bucket", "NULL"), default("start", "NULL"), default("stop", "NULL"),
+                default("rankings_time_col", "'shown_at'"))
 REPORT_OPTIONS = (
     QUERY_COL,
     ITEM_COL,
     default("position_col", "'position'"),
     default("score_col", "NULL"),
     TIES,
-    GAIN,
+    REPORT_GAIN,
     LOG_BASE,
     EMPTY_IDEAL,
     DUPLICATES,
@@ -197,13 +207,15 @@ _TABLE = (
         GAIN, LOG_BASE, EMPTY_IDEAL, FULL_IDEAL, THRESHOLD)),
     # the report family (event logs)
     Macro("event_relevance", "report", (*required("events"), QUERY_COL, ITEM_COL,
-                                        *EVENT_OPTIONS)),
+                                        *EVENT_OPTIONS, *VALUE_OPTIONS)),
     Macro("event_match", "report", (*required("rankings", "events"), QUERY_COL, ITEM_COL,
                                     *EVENT_OPTIONS[:2], default("sample", "10000"))),
     Macro("ndcg_report", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
-                                    *REPORT_OPTIONS, *REPORT_METRIC_OPTIONS)),
+                                    *REPORT_OPTIONS, *REPORT_METRIC_OPTIONS, *VALUE_OPTIONS,
+                                    *TIME_OPTIONS)),
     Macro("ndcg_summary", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
-                                     *REPORT_OPTIONS, CONF, *REPORT_METRIC_OPTIONS)),
+                                     *REPORT_OPTIONS, CONF, *REPORT_METRIC_OPTIONS,
+                                     *VALUE_OPTIONS, *TIME_OPTIONS)),
     Macro("compare_rankers", "report", (*required("rankings_a", "rankings_b", "events"),
                                         K_REPORT, SLICE_BY, *PAIRING, *REPORT_OPTIONS)),
     Macro("compare_summary", "report", (*required("rankings_a", "rankings_b", "events"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import math
 import warnings
@@ -14,6 +15,7 @@ from duckdb_ndcg.inputs import (
     Source,
     checked_metrics,
     checked_report_options,
+    checked_value_grades,
     choice,
     open_source,
     read_mapping,
@@ -54,6 +56,12 @@ def evaluate(
     metrics: str | Sequence[str] = ("ndcg",),
     threshold: float = 1,
     max_grade: str | float = "mapping",
+    value_col: str = "value",
+    value_grades: Mapping[float, float] | str | None = None,
+    bucket: str | datetime.timedelta | None = None,
+    start: str | datetime.date | None = None,
+    stop: str | datetime.date | None = None,
+    rankings_time_col: str = "shown_at",
     shape: str = "report",
     source: str | None = None,
     source_options: Mapping[str, object] | None = None,
@@ -79,6 +87,17 @@ def evaluate(
     first k items that an event of the log grades (``'judged_at_k'`` in ``metrics`` gives it per
     query): an offline replay's items never shown to anyone are unjudged and score 0, and the CLI
     warns when the share is below ``MIN_JUDGED`` (0.9).
+
+    ``value_grades`` (``{30: 1, 120: 2}``: value threshold to grade) grades each event of a type
+    the mapping grades above 0 by its value in ``value_col`` (``'value'``, as the source adapters
+    emit it): the grade of the largest threshold <= value, 0 below every threshold;
+    ``gain='value'`` takes the value itself as the grade (linear gain; with ``collapse='sum'``
+    an item's gain is its summed revenue). See ``ndcg_report``.
+
+    ``bucket`` (``'day'``, ``'week'`` or a ``timedelta``/INTERVAL text such as ``'6 hours'``)
+    adds the slice column ``bucket``, the start of the query's time bucket; ``start``/``stop``
+    keep the queries whose time is in ``[start, stop)``. A query's time is the earliest
+    ``rankings_time_col`` (``'shown_at'``, as the source adapters write it) of its rows.
 
     ``source`` reads a vendor's export through its adapter (``sql/sources/``): ``'ga4'`` takes
     the GA4 export as ``rankings`` (no ``events``), ``'ubi'`` the ubi_queries and ubi_events
@@ -109,6 +128,8 @@ def evaluate(
             score_col is not None, list(names))
         ties, gain, empty_ideal = fixed["ties"], fixed["gain"], fixed["empty_ideal"]  # type: ignore[assignment]
     cuts = checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
+    value_grades = checked_value_grades(value_grades)
+    by_value = value_grades is not None or gain == "value"
     if isinstance(slice_by, str):
         slice_by = [slice_by]
     con = register(con) if con is not None else own_connection()
@@ -135,8 +156,11 @@ def evaluate(
             "item_col": item_col,
             "event_col": event_col,
             "time_col": time_col,
+            "value_col": value_col if by_value else None,
         },
     )
+    timed = bucket is not None or start is not None or stop is not None
+    require_columns(ranked, "rankings", {"rankings_time_col": rankings_time_col if timed else None})
     require_slices({"rankings": ranked}, logged, slice_by)
     if shown_only:
         logged = _shown_only(con, ranked, logged, query_col, item_col)
@@ -168,6 +192,12 @@ def evaluate(
             "collapse": collapse,
             "time_col": time_col,
             "unknown": unknown,
+            "value_col": value_col,
+            "value_grades": value_grades,
+            "bucket": bucket,
+            "start": start,
+            "stop": stop,
+            "rankings_time_col": rankings_time_col,
         }
     )
     # the names are checked against a fixed list, so they are written into the SQL: a literal

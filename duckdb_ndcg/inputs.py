@@ -219,7 +219,8 @@ def checked_report_options(
     choice("collapse", collapse, _COLLAPSE)
     choice("unknown", unknown, _UNKNOWN)
     choice("duplicates", duplicates, _DUPLICATES)
-    choice("gain", gain, GAIN.choices)
+    if gain != "value":  # the report family's gain: each event's value (value_col) as its grade
+        choice("gain", gain, GAIN.choices)
     if not is_number(log_base) or not (math.isfinite(log_base) and log_base > 1):
         raise ValueError(f"log_base must be a finite number greater than 1, got {log_base!r}")
     if collapse == "last" and time_col is None:
@@ -248,10 +249,29 @@ _CASTS = {
 }
 
 
+def checked_value_grades(
+    value_grades: Mapping[float, float] | str | None,
+) -> dict[float, float] | str | None:
+    """``value_grades`` (value threshold to grade) as numbers, or its SQL text form as given
+    (``'{30=1, 120=2}'``); the macros check order, signs and finiteness, in one error."""
+    if value_grades is None or isinstance(value_grades, str):
+        return value_grades
+    if isinstance(value_grades, Mapping):
+        try:
+            return {float(t): float(g) for t, g in value_grades.items()}
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(
+        "value_grades must be a MAP from value threshold to grade, e.g. {30: 1, 120: 2}, "
+        f"got {value_grades!r}"
+    )
+
+
 def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
     """Named macro arguments as ``name := ?`` placeholders, and their values in order.
 
-    ``mapping`` (event type to grade, or None) becomes ``map(?, ?)`` or NULL. Example:
+    ``mapping`` (event type to grade, or None) becomes ``map(?, ?)`` or NULL, and so does
+    ``value_grades`` (value threshold to grade; its text form binds as text). Example:
     ``report_arguments({"k": [5], "ties": "key"})`` gives ``("k := ?::BIGINT[], ties := ?",
     [[5], "key"])``.
     """
@@ -265,6 +285,13 @@ def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
             else:
                 parts.append("mapping := map(?::VARCHAR[], ?::DOUBLE[])")
                 params += [list(grades), list(grades.values())]
+            continue
+        if name == "value_grades" and isinstance(value, Mapping):
+            parts.append("value_grades := map(?::DOUBLE[], ?::DOUBLE[])")
+            params += [list(value), list(value.values())]
+            continue
+        if name == "value_grades" and value is None:
+            parts.append("value_grades := NULL")
             continue
         cast = _CASTS.get(name)
         parts.append(f"{name} := ?" + (f"::{cast}" if cast else ""))

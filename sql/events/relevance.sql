@@ -28,22 +28,87 @@ CASE
     ELSE map_extract_value(mapping, event_type::VARCHAR)
 END::DOUBLE;
 
+-- _ndcg_value_grades(value_grades) -> MAP(DOUBLE, DOUBLE): the value_grades argument checked
+-- (internal): NULL stays NULL (no value grades); a MAP from value threshold to grade (a MAP value
+-- or its text form '{30=1, 120=2}') whose thresholds are finite and strictly increasing as
+-- written and whose grades are finite and >= 0; anything else is one error naming value_grades.
+CREATE OR REPLACE MACRO _ndcg_value_grades(value_grades) AS
+CASE
+    WHEN value_grades IS NULL THEN NULL::MAP(DOUBLE, DOUBLE)
+    -- a threshold that is no number: NULL (DuckDB 2.0) or a NULL key (1.4, 1.5) after the cast
+    WHEN TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE)) IS NULL
+         OR cardinality(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))) = 0
+         OR len(list_filter(map_keys(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))),
+                            lambda t: t IS NULL)) > 0 THEN
+        error('duckdb_ndcg: value_grades must be a MAP from value threshold to grade, e.g. '
+              || 'MAP {30: 1, 120: 2}, got ' || value_grades::VARCHAR)
+    WHEN NOT list_bool_and(list_transform(
+             list_concat(map_keys(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))),
+                         map_values(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE)))),
+             lambda v: coalesce(isfinite(v), false))) THEN
+        error('duckdb_ndcg: value_grades ' || value_grades::VARCHAR
+              || ' has a NaN, infinite or NULL threshold or grade')
+    WHEN list_min(map_values(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE)))) < 0 THEN
+        error('duckdb_ndcg: value_grades ' || value_grades::VARCHAR
+              || ' gives the negative grade '
+              || list_min(map_values(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))))::VARCHAR
+              || ': grades are 0 and above')
+    WHEN map_keys(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE)))
+         <> list_sort(list_distinct(map_keys(TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE)))))
+         THEN
+        error('duckdb_ndcg: value_grades ' || value_grades::VARCHAR
+              || ' must list its thresholds in increasing order, e.g. MAP {30: 1, 120: 2}')
+    ELSE TRY_CAST(value_grades AS MAP(DOUBLE, DOUBLE))
+END;
+
+-- _ndcg_value_grade(v, grades): the grade of value v under a checked value_grades MAP (internal):
+-- the grade of the largest threshold <= v; 0 below every threshold.
+CREATE OR REPLACE MACRO _ndcg_value_grade(v, grades) AS
+coalesce(list_filter(map_entries(grades), lambda e: e.key <= v)[-1].value, 0.0)::DOUBLE;
+
+-- _ndcg_by_value(value_grades, gain): whether events are graded by their value (internal):
+-- value_grades given, or gain := 'value'.
+CREATE OR REPLACE MACRO _ndcg_by_value(value_grades, gain) AS
+value_grades IS NOT NULL OR coalesce(gain::VARCHAR = 'value', false);
+
 -- _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse, time_col, unknown,
---                       positive_only) -> TABLE(query_id, item_id, rel DOUBLE)
--- The body of event_relevance (internal; see there for the parameters). positive_only := true
+--                       positive_only, value_col := 'value', value_grades := NULL,
+--                       gain := 'linear') -> TABLE(query_id, item_id, rel DOUBLE)
+-- The body of event_relevance (internal; see there for the parameters; gain := 'value' grades
+-- an event by its value, as ndcg_report documents; any other gain is not read). positive_only := true
 -- leaves out the (query, item) pairs whose grade is not positive before they are grouped, which
 -- is exact only where the caller has checked that no grade is negative and collapse is 'max' or
 -- 'sum' (the report engine, _ndcg_report_rows, does); the checks of unknown event types and NULL
 -- keys still read every event.
 CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col, item_col, event_col, mapping,
-                                              collapse, time_col, unknown, positive_only) AS TABLE
-WITH _ndcg_graded AS NOT MATERIALIZED (
+                                              collapse, time_col, unknown, positive_only,
+                                              value_col := 'value', value_grades := NULL,
+                                              gain := 'linear') AS TABLE
+WITH _ndcg_typed AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = item_col) AS item_id,
            COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
            COLUMNS(lambda c: c = coalesce(time_col, event_col)) AS event_time,
-           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS grade
+           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping) AS type_grade,
+           -- the value column is read only when events are graded by value (the event column
+           -- stands in otherwise, and is not read); its type is checked below
+           CASE WHEN _ndcg_by_value(value_grades, gain) THEN
+               TRY_CAST(COLUMNS(lambda c: c = CASE WHEN _ndcg_by_value(value_grades, gain)
+                                                   THEN value_col ELSE event_col END) AS DOUBLE)
+           END AS event_value
     FROM query_table(events)
+),
+_ndcg_graded AS NOT MATERIALIZED (
+    -- graded by value: an event of a type the mapping grades above 0 gets its value's grade
+    -- (value_grades) or its value (gain := 'value'); types graded 0 or less, and unknown types,
+    -- keep the mapping's grade (their value is not read)
+    SELECT query_id, item_id, event_type, event_time, type_grade, event_value,
+           CASE WHEN NOT _ndcg_by_value(value_grades, gain) OR type_grade IS NULL
+                     OR type_grade <= 0 THEN type_grade
+                WHEN value_grades IS NULL THEN event_value
+                ELSE _ndcg_value_grade(event_value, _ndcg_value_grades(value_grades))
+           END::DOUBLE AS grade
+    FROM _ndcg_typed
 ),
 _ndcg_collapsed AS (
     SELECT query_id, item_id,
@@ -61,8 +126,11 @@ _ndcg_collapsed AS (
     GROUP BY query_id, item_id
 ),
 _ndcg_time_type AS (
-    -- read from one row: the type of time_col, which collapse := 'last' orders by
-    SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type
+    -- read from one row: the type of time_col, which collapse := 'last' orders by, and of
+    -- value_col (when events are graded by value)
+    SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type,
+           typeof(COLUMNS(lambda c: c = CASE WHEN _ndcg_by_value(value_grades, gain)
+                                             THEN value_col ELSE event_col END)) AS value_type
     FROM query_table(events) LIMIT 1
 ),
 _ndcg_names AS (
@@ -78,7 +146,15 @@ _ndcg_unknown_found AS (
            -- an event without an item is dropped when its type's grade is 0 or the type is
            -- unknown (ignored, or the unknown-type error); graded otherwise, it is an error
            list_sort(list(DISTINCT event_type) FILTER (WHERE item_id IS NULL AND grade <> 0))
-               AS itemless_graded
+               AS itemless_graded,
+           -- graded by value: the events of a type graded above 0 whose value is unusable
+           count(*) FILTER (WHERE _ndcg_by_value(value_grades, gain) AND type_grade > 0
+                                  AND NOT coalesce(event_value >= 0 AND isfinite(event_value),
+                                                   false)) AS bad_values,
+           min(coalesce(event_value::VARCHAR, 'NULL'))
+               FILTER (WHERE _ndcg_by_value(value_grades, gain) AND type_grade > 0
+                             AND NOT coalesce(event_value >= 0 AND isfinite(event_value),
+                                              false)) AS bad_value
     FROM _ndcg_graded
 )
 SELECT * FROM (
@@ -102,6 +178,22 @@ SELECT query_id, item_id,
                                                           lambda g: coalesce(isfinite(g::DOUBLE), false))), true) THEN
                error('duckdb_ndcg: mapping ' || mapping::VARCHAR
                      || ' gives an event type a NaN, infinite or NULL grade')
+           WHEN value_grades IS NOT NULL AND coalesce(gain::VARCHAR = 'value', false) THEN
+               error('duckdb_ndcg: gain := ''value'' takes each event''s value as its grade and '
+                     || 'value_grades makes grades of it: pass one of them')
+           WHEN _ndcg_value_grades(value_grades) IS NULL AND value_grades IS NOT NULL THEN NULL
+           WHEN _ndcg_by_value(value_grades, gain) AND value_type IS NOT NULL
+                AND NOT _ndcg_is_number_type(value_type) THEN
+               error('duckdb_ndcg: value_col ' || value_col || ' of events table '
+                     || _events_name || ' is ' || value_type
+                     || '; value grades need a number (cast it in a view)')
+           WHEN _ndcg_unknown_found.bad_values > 0 THEN
+               error('duckdb_ndcg: value_col ' || value_col || ' of events table '
+                     || _events_name || ' is NULL, NaN, infinite or negative ('
+                     || _ndcg_unknown_found.bad_value || ') on '
+                     || _ndcg_unknown_found.bad_values::VARCHAR
+                     || ' events of a type the mapping grades above 0: value grades need a '
+                     || 'finite value >= 0 (grade such types 0 in mapping, or fill the value)')
            WHEN _ndcg_unknown_found.null_queries > 0 THEN
                error('duckdb_ndcg: events table ' || _events_name || ' has NULL in '
                      || query_col)
@@ -127,7 +219,8 @@ FROM (SELECT query_id, item_id, rel FROM _ndcg_collapsed UNION ALL SELECT NULL, 
 WHERE rel IS NOT NULL;
 
 -- event_relevance(events, query_col := 'query_id', item_col := 'item_id', event_col := 'event_type',
---                 mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error')
+--                 mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error',
+--                 value_col := 'value', value_grades := NULL)
 --   -> TABLE(query_id, item_id, rel DOUBLE)
 -- Graded relevance from a log of user actions: one row per (query, item) of table `events` (a
 -- name, quoted as in SQL when it needs quotes; a bare name works too), ready to be joined to a
@@ -148,6 +241,19 @@ WHERE rel IS NOT NULL;
 --   unknown    'error': an event type the mapping lacks is an error listing every such type;
 --              'ignore': such rows are dropped (a (query, item) with only unknown events is left
 --              out, so it is not judged).
+--   value_col  name of the numeric column holding each event's value (revenue, dwell seconds,
+--              rating; the source adapters' `value`); read only with value_grades (or
+--              ndcg_report's gain := 'value').
+--   value_grades  MAP from value threshold to grade (MAP {30: 1, 120: 2}, or its text form
+--              '{30=1, 120=2}'); NULL (default) = grades by event type alone. Given, an event of a
+--              type the mapping grades above 0 is graded by its value instead: the grade of the
+--              largest threshold <= value, 0 below every threshold (30 -> 1, 119.9 -> 1, 120 -> 2,
+--              29 -> 0); an event of a type the mapping grades 0 (impression) or lacks keeps that
+--              grade or unknown's rule, and its value is not read. collapse then combines the
+--              grades of a (query, item) as usual. Thresholds must be finite and increasing as
+--              written, grades finite and >= 0; value_col must be a number, and NULL, NaN,
+--              infinite or negative on an event graded by value: each is one error naming the
+--              option or the column.
 -- A NULL query key is an error. An event without an item (a search-level event such as
 -- search_refine) is dropped when its type's grade is 0 or the type is ignored (unknown :=
 -- 'ignore'), and is an error when its type has another grade; evaluate() and the CLI warn with
@@ -157,9 +263,11 @@ WHERE rel IS NOT NULL;
 CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_col := 'item_id',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
-                                        unknown := 'error') AS TABLE
+                                        unknown := 'error', value_col := 'value',
+                                        value_grades := NULL) AS TABLE
 SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col,
-                                    _ndcg_mapping(mapping), collapse, time_col, unknown, false);
+                                    _ndcg_mapping(mapping), collapse, time_col, unknown, false,
+                                    value_col := value_col, value_grades := value_grades);
 
 -- event_match(rankings, events, query_col := 'query_id', item_col := 'item_id',
 --             event_col := 'event_type', mapping := NULL, sample := 10000)

@@ -81,18 +81,70 @@ CREATE OR REPLACE MACRO _ndcg_report_metrics() AS
 CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics) AS
 coalesce(len(list_filter(metrics, lambda m: coalesce(m NOT IN ('ndcg', 'judged_at_k'), true))) > 0, false);
 
--- _ndcg_report_max_grade(max_grade, mapping): err's max_grade in ndcg_report, checked (internal):
--- 'mapping' is the largest grade of the mapping (3, purchase, for the default mapping), else a
--- positive finite number; anything else is an error naming the setting.
-CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping) AS
+-- _ndcg_report_max_grade(max_grade, mapping, value_grades := NULL): err's max_grade in
+-- ndcg_report, checked (internal): 'mapping' is the largest grade of value_grades when given,
+-- else of the mapping (3, purchase, for the default mapping), else a positive finite number;
+-- anything else is an error naming the setting.
+CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping, value_grades := NULL) AS
 CASE
-    WHEN max_grade::VARCHAR = 'mapping' THEN coalesce(list_max(map_values(mapping)), 3.0)::DOUBLE
+    WHEN max_grade::VARCHAR = 'mapping' THEN
+        coalesce(list_max(map_values(_ndcg_value_grades(value_grades))),
+                 list_max(map_values(mapping)), 3.0)::DOUBLE
     WHEN TRY_CAST(max_grade AS DOUBLE) > 0 AND isfinite(TRY_CAST(max_grade AS DOUBLE)) THEN
         TRY_CAST(max_grade AS DOUBLE)
     ELSE error('duckdb_ndcg: max_grade must be ''mapping'' or a positive number, got '
                || coalesce(CASE WHEN TRY_CAST(max_grade AS DOUBLE) IS NULL
                                 THEN '''' || max_grade::VARCHAR || ''''
                                 ELSE max_grade::VARCHAR END, 'NULL'))
+END;
+
+-- _ndcg_report_gain(gain): the gain the report engine scores grades with (internal): 'value'
+-- (each event's value is its grade, _ndcg_event_relevance) is 'linear' over those grades; a gain
+-- MAP becomes its text form, which the gain helpers read as the MAP; a gain that is none of
+-- 'linear', 'exponential', 'value' or a MAP is an error in the report's words.
+CREATE OR REPLACE MACRO _ndcg_report_gain(gain) AS
+CASE
+    WHEN gain IS NULL OR (NOT _ndcg_is_map(gain)
+                          AND gain::VARCHAR NOT IN ('linear', 'exponential', 'value')) THEN
+        error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
+              || 'or ''value'' (the events'' value_col as the grade), got '
+              || coalesce('''' || gain::VARCHAR || '''', 'NULL'))
+    WHEN gain::VARCHAR = 'value' THEN 'linear'
+    ELSE gain::VARCHAR
+END;
+
+-- _ndcg_report_timed(bucket, start, stop): whether the report reads the rankings' time column
+-- (internal): a bucket, a start or a stop is given.
+CREATE OR REPLACE MACRO _ndcg_report_timed(bucket, start, stop) AS
+bucket IS NOT NULL OR start IS NOT NULL OR stop IS NOT NULL;
+
+-- _ndcg_report_time(x, what): a start or stop bound as a TIMESTAMP (internal): a DATE, a
+-- TIMESTAMP or their text ('2026-01-31'); NULL stays NULL (no bound); anything else is an
+-- error naming the option.
+CREATE OR REPLACE MACRO _ndcg_report_time(x, what) AS
+CASE WHEN x IS NULL THEN NULL::TIMESTAMP
+     ELSE coalesce(TRY_CAST(x::VARCHAR AS TIMESTAMP),
+                   error('duckdb_ndcg: ' || what || ' must be a date or timestamp '
+                         || '(''2026-01-31''), got ' || x::VARCHAR)) END;
+
+-- _ndcg_report_bucket(t, bucket): the DATE starting the 'day' or 'week' (ISO, Monday) that
+-- holds TIMESTAMP t (internal); NULL for any other bucket (_ndcg_report_interval_bucket).
+CREATE OR REPLACE MACRO _ndcg_report_bucket(t, bucket) AS
+CASE bucket::VARCHAR WHEN 'day' THEN date_trunc('day', t)
+                     WHEN 'week' THEN date_trunc('week', t) END::DATE;
+
+-- _ndcg_report_interval_bucket(t, bucket): the TIMESTAMP starting the bucket of an INTERVAL
+-- bucket (INTERVAL 6 HOUR, or its text '6 hours') that holds t (DuckDB's time_bucket: buckets
+-- of whole days or less start at midnight), checked: a bucket that is neither 'day', 'week'
+-- nor a positive INTERVAL is an error naming the option.
+CREATE OR REPLACE MACRO _ndcg_report_interval_bucket(t, bucket) AS
+CASE
+    WHEN bucket IS NULL THEN NULL::TIMESTAMP
+    WHEN bucket::VARCHAR IN ('day', 'week') THEN NULL::TIMESTAMP
+    WHEN coalesce(TRY_CAST(bucket::VARCHAR AS INTERVAL) > INTERVAL 0 SECOND, false) THEN
+        time_bucket(TRY_CAST(bucket::VARCHAR AS INTERVAL), t)
+    ELSE error('duckdb_ndcg: bucket must be ''day'', ''week'' or a positive INTERVAL '
+               || '(INTERVAL 6 HOUR), got ''' || bucket::VARCHAR || '''')
 END;
 
 -- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
@@ -106,7 +158,9 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 -- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
 --                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
 --                   time_col, unknown, metrics := ['ndcg'], threshold := 1,
---                   max_grade := 'mapping', judged := false)
+--                   max_grade := 'mapping', judged := false, value_col := 'value',
+--                   value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+--                   rankings_time_col := 'shown_at')
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
 --            relevant, _judged STRUCT(i, rel, rnk)[], judged_at_k DOUBLE)
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
@@ -148,7 +202,10 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_c
                                           empty_ideal, duplicates, event_col, mapping, collapse,
                                           time_col, unknown, metrics := ['ndcg'],
                                           threshold := 1, max_grade := 'mapping',
-                                          judged := false) AS TABLE
+                                          judged := false, value_col := 'value',
+                                          value_grades := NULL, bucket := NULL, start := NULL,
+                                          stop := NULL,
+                                          rankings_time_col := 'shown_at') AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
@@ -157,14 +214,16 @@ WITH _ndcg_graded AS (
                                time_col, unknown,
                                coalesce(collapse IN ('max', 'sum') AND NOT _ndcg_is_map(gain)
                                         AND coalesce(list_min(map_values(mapping)), 0) >= 0,
-                                        false))
+                                        false),
+                               value_col := value_col, value_grades := value_grades,
+                               gain := gain)
 ),
 _ndcg_gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
-    SELECT _q, _i, rel, _ndcg_gain(rel, gain, 'zero') AS _g
+    SELECT _q, _i, rel, _ndcg_gain(rel, _ndcg_report_gain(gain), 'zero') AS _g
     FROM _ndcg_graded
-    WHERE rel > 0 OR _ndcg_has_gain(rel, gain)
+    WHERE rel > 0 OR _ndcg_has_gain(rel, _ndcg_report_gain(gain))
 ),
 _ndcg_cfg AS (
     -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
@@ -227,8 +286,61 @@ _ndcg_event_slices AS NOT MATERIALIZED (
          _ndcg_names
     GROUP BY _ndcg_sq
 ),
+_ndcg_query_times AS NOT MATERIALIZED (
+    -- bucket, start, stop: each query's time is the earliest time of its rows (a list paged
+    -- over midnight stays one ranking of its first day); the column must be a date or a
+    -- timestamp (read as TIMESTAMP). Without them the query column stands in, not read.
+    SELECT _ndcg_tq, min(_ndcg_t) AS _ndcg_qt, any_value(_ndcg_ttype) AS _ndcg_ttype
+    FROM (SELECT COLUMNS(lambda c: c = query_col) AS _ndcg_tq,
+                 TRY_CAST(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop)
+                                                     THEN rankings_time_col
+                                                     ELSE query_col END)::VARCHAR AS TIMESTAMP)
+                     AS _ndcg_t,
+                 typeof(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop)
+                                                   THEN rankings_time_col
+                                                   ELSE query_col END)) AS _ndcg_ttype
+          FROM query_table(rankings))
+    GROUP BY _ndcg_tq
+),
+_ndcg_rankings_timed AS NOT MATERIALIZED (
+    -- the rankings of the queries whose time is in [start, stop), with the slice column
+    -- `bucket` (DATE for 'day' and 'week', TIMESTAMP for an INTERVAL) when a bucket is given
+    SELECT * EXCLUDE (_ndcg_rq, _ndcg_tq, _ndcg_qt, _ndcg_ttype, _ndcg_day, _ndcg_span),
+           -- (start or stop alone: a NULL `bucket`, which no slice reads)
+           COLUMNS(lambda c: (c = '_ndcg_day' AND coalesce(bucket::VARCHAR IN ('day', 'week'), true))
+                             OR (c = '_ndcg_span' AND bucket IS NOT NULL
+                                 AND bucket::VARCHAR NOT IN ('day', 'week'))) AS bucket
+    FROM (
+        SELECT _r.*, _t.*, _ndcg_report_bucket(_ndcg_qt, bucket) AS _ndcg_day,
+               _ndcg_report_interval_bucket(_ndcg_qt, bucket) AS _ndcg_span
+        FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_rq
+              FROM query_table(rankings)) AS _r
+        JOIN _ndcg_query_times AS _t ON _r._ndcg_rq = _t._ndcg_tq)
+    -- the checks stand in the filter, which every row passes through (a column no slice reads
+    -- is not computed)
+    WHERE CASE WHEN NOT regexp_full_match(_ndcg_ttype, 'DATE|TIMESTAMP(_S|_MS|_NS)?') THEN
+                   error('duckdb_ndcg: rankings_time_col ' || rankings_time_col
+                         || ' of rankings table ' || _ndcg_table_name(rankings) || ' is '
+                         || _ndcg_ttype || '; bucket, start and stop need a DATE or '
+                         || 'TIMESTAMP column (cast it in a view)')
+               -- the rankings' own `bucket` would be the slice read (json_keys: DuckDB 1.4
+               -- has no struct_keys)
+               WHEN bucket IS NOT NULL
+                    AND list_contains((SELECT json_keys(to_json(_b))
+                                       FROM (SELECT * FROM query_table(rankings) LIMIT 1) AS _b),
+                                      'bucket') THEN
+                   error('duckdb_ndcg: rankings table ' || _ndcg_table_name(rankings)
+                         || ' has a column bucket, the name of the slice column bucket := '
+                         || 'adds: rename it in a view')
+               ELSE true END
+      AND _ndcg_report_interval_bucket(_ndcg_qt, bucket) IS NOT DISTINCT FROM _ndcg_span
+      -- a query without a time (NULL) is outside every [start, stop)
+      AND (start IS NULL OR _ndcg_qt >= _ndcg_report_time(start, 'start'))
+      AND (stop IS NULL OR _ndcg_qt < _ndcg_report_time(stop, 'stop'))
+),
 _ndcg_rankings_as_given AS NOT MATERIALIZED (
-    SELECT * FROM query_table(rankings)
+    SELECT * FROM query_table(CASE WHEN _ndcg_report_timed(bucket, start, stop)
+                                   THEN '_ndcg_rankings_timed' ELSE rankings END)
 ),
 _ndcg_rankings_sliced AS NOT MATERIALIZED (
     -- the rankings with the events' slice columns joined per query. In SELECT * a name both
@@ -237,7 +349,7 @@ _ndcg_rankings_sliced AS NOT MATERIALIZED (
     SELECT * FROM (
         SELECT _r.*, _s.*
         FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_rq
-              FROM query_table(rankings)) AS _r
+              FROM _ndcg_rankings_as_given) AS _r
         LEFT JOIN _ndcg_event_slices AS _s ON _r._ndcg_rq = _s._ndcg_sq)
 ),
 _ndcg_shown AS NOT MATERIALIZED (
@@ -400,7 +512,8 @@ _ndcg_unjudged AS (
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
     -- grades and gains are refused below, in the report's words (it has no negative option)
-    SELECT _ndcg_grade_error(rel, gain, 'zero') AS _grade_error, min(rel) AS _min_grade
+    SELECT _ndcg_grade_error(rel, _ndcg_report_gain(gain), 'zero') AS _grade_error,
+           min(rel) AS _min_grade
     FROM _ndcg_graded
 )
 SELECT _key, _k,
@@ -418,14 +531,15 @@ SELECT _key, _k,
                error('duckdb_ndcg: threshold must be a positive number, got '
                      || coalesce(threshold::VARCHAR, 'NULL'))
            -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
-           WHEN _ndcg_report_max_grade(max_grade, mapping) IS NULL THEN NULL
+           WHEN _ndcg_report_max_grade(max_grade, mapping, value_grades) IS NULL THEN NULL
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
            WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
                error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
                      || coalesce('''' || ties || '''', 'NULL'))
-           WHEN _ndcg_discount(1, log_base) IS NULL OR _ndcg_gain_error(gain, 'zero') IS NOT NULL
+           WHEN _ndcg_discount(1, log_base) IS NULL
+                OR _ndcg_gain_error(_ndcg_report_gain(gain), 'zero') IS NOT NULL
                 OR _grade_error IS NOT NULL THEN NULL
            WHEN _min_grade < 0 THEN
                error('duckdb_ndcg: mapping gives an event type the negative grade '
@@ -522,7 +636,9 @@ CROSS JOIN _ndcg_names;
 -- _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
 --                          score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
 --                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade,
---                          judged := false)
+--                          judged := false, value_col := 'value', value_grades := NULL,
+--                          bucket := NULL, start := NULL, stop := NULL,
+--                          rankings_time_col := 'shown_at')
 --   -> TABLE(_key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
 --            recall_at_k, f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision,
 --            err, rbp, judged_at_k DOUBLE)
@@ -543,15 +659,25 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, 
                                                  item_col, position_col, score_col, ties, gain,
                                                  log_base, empty_ideal, duplicates, event_col,
                                                  mapping, collapse, time_col, unknown, metrics,
-                                                 threshold, max_grade, judged := false) AS TABLE
+                                                 threshold, max_grade, judged := false,
+                                                 value_col := 'value',
+                                                 value_grades := NULL, bucket := NULL,
+                                                 start := NULL, stop := NULL,
+                                                 rankings_time_col := 'shown_at') AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
-    FROM _ndcg_report_rows(rankings, events, k, _ndcg_slice_list(slice_by), query_col,
-                           item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
+    -- bucket adds the slice column `bucket` (_ndcg_report_rows makes it)
+    FROM _ndcg_report_rows(rankings, events, k,
+                           CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by)
+                                ELSE list_append(_ndcg_slice_list(slice_by), 'bucket') END,
+                           query_col, item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
                            duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
                            unknown,
                            metrics := metrics,
-                           threshold := threshold, max_grade := max_grade, judged := judged)
+                           threshold := threshold, max_grade := max_grade, judged := judged,
+                           value_col := value_col, value_grades := value_grades,
+                           bucket := bucket, start := start, stop := stop,
+                           rankings_time_col := rankings_time_col)
 ),
 _ndcg_only AS NOT MATERIALIZED (
     SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant,
@@ -615,7 +741,8 @@ _ndcg_family AS NOT MATERIALIZED (
         SELECT * EXCLUDE (_judged), unnest(coalesce(_judged, [NULL])) AS _j
         FROM _ndcg_engine
     ),
-    (SELECT _ndcg_report_max_grade(max_grade, _ndcg_mapping(mapping)) AS _max_grade)
+    (SELECT _ndcg_report_max_grade(max_grade, _ndcg_mapping(mapping), value_grades)
+         AS _max_grade)
     GROUP BY _key, _k, _max_grade
 )
 -- the same columns either way, picked by the condition under which _ndcg_report_rows builds

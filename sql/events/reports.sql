@@ -5,7 +5,9 @@
 --             ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0,
 --             duplicates := 'error', event_col := 'event_type', mapping := NULL,
 --             collapse := 'max', time_col := NULL, unknown := 'error', metrics := ['ndcg'],
---             threshold := 1, max_grade := 'mapping')
+--             threshold := 1, max_grade := 'mapping', value_col := 'value',
+--             value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+--             rankings_time_col := 'shown_at')
 --   -> TABLE(<query_col>, <slice_by columns>, k BIGINT, ndcg, dcg, idcg DOUBLE,
 --            shown, shown_relevant, relevant BIGINT, <one DOUBLE column per family metric named>)
 -- NDCG@k of every query a ranker showed, judged by what users did: `rankings` (a table name) holds
@@ -28,7 +30,28 @@
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
---   gain, log_base, empty_ideal: as for the ndcg aggregate.
+--   gain, log_base, empty_ideal: as for the ndcg aggregate; gain may also be 'value': an event
+--                 of a type the mapping grades above 0 has its value (value_col) as its grade,
+--                 and the gain is linear (revenue-weighted DCG: with collapse := 'sum' an item's
+--                 gain is its summed revenue, e.g. mapping := MAP {'impression': 0, 'click': 0,
+--                 'purchase': 1}); events of types graded 0 keep 0. compare_rankers,
+--                 compare_summary and ab_summary take gain := 'value' too (value_col 'value').
+--   value_col, value_grades: grades from a value column, as for event_relevance (value_grades
+--                 := MAP {30: 1, 120: 2}: the grade of the largest threshold <= value, 0 below
+--                 every threshold, for events of types the mapping grades above 0); value_grades
+--                 and gain := 'value' exclude each other. max_grade 'mapping' is then the largest
+--                 grade of value_grades.
+--   bucket, start, stop, rankings_time_col: time. A query's time is the earliest value of
+--                 rankings_time_col (default 'shown_at', as the source adapters write it; a
+--                 DATE or TIMESTAMP column, else an error) over its rows, so a list paged past
+--                 midnight stays one ranking. start/stop (a DATE, TIMESTAMP or its text
+--                 '2026-01-31'; NULL: unbounded) keep the queries whose time t is in the
+--                 half-open [start, stop) (a query whose time is NULL is outside). bucket adds
+--                 the slice column `bucket` after the slice_by columns: 'day' and 'week' (ISO,
+--                 from Monday) give the DATE the bucket starts on, an INTERVAL (INTERVAL 6
+--                 HOUR, or '6 hours') the TIMESTAMP of DuckDB's time_bucket; any other value is
+--                 an error, and so is a rankings column named bucket. A daily summary:
+--                 ndcg_summary('shown', 'events', bucket := 'day').
 --   duplicates    'error': an item shown twice among the rows a cutoff reads (those whose tie
 --                 group starts within the first max(k) + 1 positions of a (slice, query), all
 --                 when k is NULL) is an error naming it; a duplicate further down cannot change
@@ -87,7 +110,10 @@ CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::V
                                     empty_ideal := 0.0, duplicates := 'error',
                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
                                     time_col := NULL, unknown := 'error', metrics := ['ndcg'],
-                                    threshold := 1, max_grade := 'mapping') AS TABLE
+                                    threshold := 1, max_grade := 'mapping',
+                                    value_col := 'value', value_grades := NULL,
+                                    bucket := NULL, start := NULL, stop := NULL,
+                                    rankings_time_col := 'shown_at') AS TABLE
 -- relevant, then the family columns named (COLUMNS keeps the engine's column order)
 SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
        COLUMNS(lambda c: c = 'relevant'
@@ -96,10 +122,14 @@ SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
 FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
                               score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
                               mapping, collapse, time_col, unknown, metrics, threshold,
-                              max_grade);
+                              max_grade, value_col := value_col, value_grades := value_grades,
+                              bucket := bucket, start := start, stop := stop,
+                              rankings_time_col := rankings_time_col);
 
 -- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
---              threshold := 1, max_grade := 'mapping', ...every other ndcg_report parameter)
+--              threshold := 1, max_grade := 'mapping', value_col := 'value',
+--              value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+--              rankings_time_col := 'shown_at', ...every other ndcg_report parameter)
 --   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
 --            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
 --            shown_relevant, relevant BIGINT, ci_low, ci_high, mean_judged_at_k DOUBLE,
@@ -129,7 +159,9 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
                                      event_col := 'event_type', mapping := NULL, collapse := 'max',
                                      time_col := NULL, unknown := 'error', conf := 0.95,
                                      metrics := ['ndcg'], threshold := 1,
-                                     max_grade := 'mapping') AS TABLE
+                                     max_grade := 'mapping', value_col := 'value',
+                                     value_grades := NULL, bucket := NULL, start := NULL,
+                                     stop := NULL, rankings_time_col := 'shown_at') AS TABLE
 -- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
 SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(),
                                                           lambda m: 'mean_' || m), c)
@@ -162,7 +194,10 @@ FROM (
     FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col,
                                   position_col, score_col, ties, gain, log_base, empty_ideal,
                                   duplicates, event_col, mapping, collapse, time_col, unknown,
-                                  metrics, threshold, max_grade, judged := true)
+                                  metrics, threshold, max_grade, judged := true,
+                                  value_col := value_col, value_grades := value_grades,
+                                  bucket := bucket, start := start, stop := stop,
+                                  rankings_time_col := rankings_time_col)
 )
 GROUP BY ALL
 )

@@ -43,8 +43,12 @@ from duckdb_ndcg.conventions import (
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "CREATE OR REPLACE MACRO "
 
-# Disagreements found in files this test does not own (see the module docstring); none left.
-KNOWN: dict[tuple[str, ...], str] = {}
+# Disagreements found in files this test does not own (see the module docstring).
+KNOWN: dict[tuple[str, ...], str] = {
+    **{(f, "gain", "wording"): "the portable SQL has no value grades: its gain error names "
+       "'linear', 'exponential' or a MAP, not the report macros' gain := 'value'"
+       for f in ("events_to_sql", "compare_to_sql")},
+}
 
 
 def known(*key: str) -> list[pytest.MarkDecorator]:
