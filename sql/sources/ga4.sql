@@ -191,7 +191,7 @@ JOIN _ndcg_offsets o USING (user_id, session_id, search_us, _page)
 JOIN _ndcg_searches s USING (user_id, session_id, search_us);
 
 -- _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
---                        list_name)
+--                        list_name, shown := NULL)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every item of every GA4 event that carries items, other than the showings (view_search_results,
@@ -202,13 +202,20 @@ JOIN _ndcg_searches s USING (user_id, session_id, search_us);
 -- reason: 'unknown event' (event_types does not name the event), 'no item' (item_id NULL or
 -- empty), 'no user' (user_pseudo_id NULL), 'never shown' (no search showed the item to the user
 -- before), 'outside the window' (shown before, never within the window); NULL: attributed.
+-- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- (ga4_rankings with the same options, made once: what evaluate(source=...) passes).
 CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types,
-                                               position_base, list_name) AS TABLE
+                                               position_base, list_name, shown := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_ga4_types(event_types) AS _types
 ),
-_ndcg_shown AS (
+_ndcg_computed_shown AS (
     SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name)
+),
+_ndcg_shown AS (
+    -- the shown lists: the table named by `shown` (evaluate() passes the ga4_rankings it
+    -- made, so they are computed once), else computed here
+    SELECT * FROM query_table(coalesce(shown, '_ndcg_computed_shown'))
 ),
 _ndcg_acts AS (
     SELECT row_number() OVER () AS _row, event_name, event_at, user_id, session_id,
