@@ -117,11 +117,9 @@ _ndcg_pages AS (
     GROUP BY s._search, l._content
 ),
 _ndcg_page_spans AS (
-    -- per page: its number in the search (time order; equal times by a hash of the content, for
-    -- a stable order), whether an index is missing ('(not set)', NULL, empty: then the page's
-    -- own order), and its smallest and largest index
+    -- per page: whether an index is missing ('(not set)', NULL, empty: then the page's own
+    -- order), and its smallest and largest index
     SELECT *,
-           row_number() OVER (PARTITION BY _search ORDER BY event_us, hash(_content)) AS _page,
            len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
                > 0 AS _unindexed,
            list_min(list_transform(_content, lambda x: TRY_CAST(trim(x[2]) AS BIGINT)))
@@ -131,13 +129,18 @@ _ndcg_page_spans AS (
     FROM _ndcg_pages
 ),
 _ndcg_based AS (
+    -- per page: its number in the search (time order; equal times by a hash of the content, for
+    -- a stable order) and the search's base; both windows have the same partition and order
+    -- (the base's frame the whole search), so one sort of the pages serves the two
     SELECT *,
+           row_number() OVER (PARTITION BY _search ORDER BY event_us, hash(_content)) AS _page,
            CASE position_base::VARCHAR
                WHEN '0' THEN 0
                WHEN '1' THEN 1
                -- 'auto': a search whose smallest index (over its indexed pages) is 0
                ELSE CASE WHEN min(CASE WHEN NOT _unindexed THEN _min_index END) OVER (
-                                  PARTITION BY _search) = 0
+                                  PARTITION BY _search ORDER BY event_us, hash(_content)
+                                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) = 0
                          THEN 0 ELSE 1 END
            END AS _base
     FROM _ndcg_page_spans
