@@ -2,6 +2,7 @@
 flat tables the adapter produces (issue 22). A script, not a test.
 
     python benchmarks/ga4_adapter.py --events 1000000 --reps 3
+    python benchmarks/ga4_adapter.py --events 1000000 --reps 2 --before main
 
 The export is generated (seed fixed) as BigQuery writes it to Parquet: per search one
 view_search_results, two view_item_list pages of 10 items (0-based indexes, the second page
@@ -11,9 +12,15 @@ interleaved, median seconds:
 - ``adapter``: ga4_rankings and ga4_events into tables, then ndcg_report (what the README's
   recipe does);
 - ``flat``: ndcg_report on the adapter's two tables written to Parquet (the floor: the flat
-  tables someone would otherwise build by hand).
+  tables someone would otherwise build by hand);
+- ``evaluate``: what ``evaluate(export, source='ga4')`` runs: ``sources.adapted`` (the shown lists
+  once, the interactions attributed to them once, split into the events and the unattributed
+  counts), the unattributed warning's counts, then ndcg_report;
+- with ``--before REF`` (a git ref, e.g. ``main``), ``before``: the same steps as evaluate ran at
+  REF (ga4_rankings, ga4_events, ga4_unattributed's counts, ndcg_report), on a second connection
+  whose source macros are REF's ``sql/sources/*.sql``, interleaved with the others in one process.
 
-Writes ``benchmarks/results/ga4_adapter_<events>.md``.
+Writes ``benchmarks/results/ga4_adapter_<events>.md`` (``_before_<ref>`` added with --before).
 """
 
 from __future__ import annotations
@@ -21,12 +28,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import time
 from pathlib import Path
 
 import duckdb
 
 import duckdb_ndcg
+from duckdb_ndcg.macros import statements
+from duckdb_ndcg.sources import adapted, unattributed_warning
 
 HERE = Path(__file__).resolve().parent
 EVENTS_PER_SEARCH = 5
@@ -70,6 +80,42 @@ def adapter(con: duckdb.DuckDBPyConnection, export: Path) -> float:
     return con.sql("SELECT avg(ndcg) FROM ndcg_report('shown', 'events', k := 10)").fetchall()[0][0]
 
 
+def evaluated(con: duckdb.DuckDBPyConnection, export: Path) -> float:
+    made = adapted(con, "ga4", [str(export)])
+    unattributed_warning(con, "ga4", made)
+    return con.sql(
+        "SELECT avg(ndcg) FROM ndcg_report(?, ?, k := 10)",
+        params=[made.rankings.name, made.events.name],
+    ).fetchall()[0][0]
+
+
+def before(con: duckdb.DuckDBPyConnection, export: Path) -> float:
+    """evaluate's steps at the ref whose source macros ``con`` holds."""
+    con.execute(f"CREATE OR REPLACE VIEW ga4_export AS SELECT * FROM read_parquet('{export}')")
+    con.execute("CREATE OR REPLACE TABLE shown AS SELECT * FROM ga4_rankings('ga4_export')")
+    con.execute("CREATE OR REPLACE TABLE events AS SELECT * FROM ga4_events('ga4_export')")
+    con.sql("SELECT reason, count(*) FROM ga4_unattributed('ga4_export') GROUP BY reason").fetchall()
+    con.sql("SELECT count(*) FROM events").fetchall()
+    return con.sql("SELECT avg(ndcg) FROM ndcg_report('shown', 'events', k := 10)").fetchall()[0][0]
+
+
+def at_ref(ref: str) -> duckdb.DuckDBPyConnection:
+    """A connection with this tree's macros, its source macros replaced by those of ``ref``."""
+    con = duckdb_ndcg.register(duckdb.connect())
+    root = HERE.parent
+    names = subprocess.run(["git", "ls-tree", "--name-only", f"{ref}:sql/sources"], cwd=root,
+                           check=True, capture_output=True, text=True).stdout.split()
+    for name in names:
+        text = subprocess.run(["git", "show", f"{ref}:sql/sources/{name}"], cwd=root, check=True,
+                              capture_output=True, text=True).stdout
+        tmp = HERE / "data" / f"_before_{name}"
+        tmp.write_text(text, encoding="utf-8")
+        for _, sql in statements(tmp):
+            con.execute(sql)
+        tmp.unlink()
+    return con
+
+
 def flat(con: duckdb.DuckDBPyConnection, shown: Path, events: Path) -> float:
     con.execute(f"CREATE OR REPLACE VIEW shown_flat AS SELECT * FROM read_parquet('{shown}')")
     con.execute(f"CREATE OR REPLACE VIEW events_flat AS SELECT * FROM read_parquet('{events}')")
@@ -81,6 +127,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--before", metavar="REF", help="also time evaluate's steps at this ref")
     args = parser.parse_args()
     data = HERE / "data"
     data.mkdir(exist_ok=True)
@@ -93,24 +140,29 @@ def main() -> None:
         adapter(con, export)
         con.execute(f"COPY shown TO '{shown}'")
         con.execute(f"COPY events TO '{events}'")
-        times: dict[str, list[float]] = {"adapter": [], "flat": []}
+        systems = {"adapter": lambda: adapter(con, export),
+                   "evaluate": lambda: evaluated(con, export),
+                   "flat": lambda: flat(con, shown, events)}
+        if args.before:
+            old = at_ref(args.before)
+            systems = {"before": lambda: before(old, export), **systems}
+        times: dict[str, list[float]] = {name: [] for name in systems}
         means = {}
         for _ in range(args.reps):
-            for name, run in (("adapter", lambda: adapter(con, export)),
-                              ("flat", lambda: flat(con, shown, events))):
+            for name, run in systems.items():
                 start = time.perf_counter()
                 means[name] = run()
                 times[name].append(time.perf_counter() - start)
         counts = con.sql("SELECT (SELECT count(*) FROM shown), (SELECT count(*) FROM events)"
                          ).fetchall()[0]
-    assert abs(means["adapter"] - means["flat"]) < 1e-12, means
+    assert all(abs(mean - means["flat"]) < 1e-12 for mean in means.values()), means
     median = {n: statistics.median(t) for n, t in times.items()}
     lines = [
         f"# GA4 adapter, {args.events:,} raw events (benchmarks/ga4_adapter.py)",
         "",
         (f"DuckDB {duckdb.__version__}, {args.reps} interleaved runs, median seconds; "
          f"{counts[0]:,} shown rows, {counts[1]:,} attributed events; mean NDCG@10 "
-         f"{means['adapter']:.6f} both ways; load average {os.getloadavg()[0]:.1f} on "
+         f"{means['adapter']:.6f} every way; load average {os.getloadavg()[0]:.1f} on "
          f"{os.cpu_count()} cores."),
         "",
         "| system | seconds | vs flat |",
@@ -118,7 +170,8 @@ def main() -> None:
         *(f"| {n} | {median[n]:.2f} | {median[n] / median['flat']:.1f}x |" for n in median),
         "",
     ]
-    out = HERE / "results" / f"ga4_adapter_{args.events}.md"
+    suffix = f"_before_{args.before}" if args.before else ""
+    out = HERE / "results" / f"ga4_adapter_{args.events}{suffix}.md"
     out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
 

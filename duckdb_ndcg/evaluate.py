@@ -135,8 +135,9 @@ def evaluate(
     con = register(con) if con is not None else own_connection()
     if source is not None:
         inputs = [rankings] if events is None else [rankings, events]
-        ranked, logged, unattributed = adapted(con, source, inputs, source_options)
-        warning = unattributed_warning(con, source, logged, unattributed)
+        made = adapted(con, source, inputs, source_options)
+        ranked, logged = made.rankings, made.events
+        warning = unattributed_warning(con, source, made)
         if warning is not None:
             warnings.warn(warning, stacklevel=2)
     elif source_options is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import duckdb
 
@@ -67,19 +68,41 @@ def _calls(source: str, opened: Sequence[Source], options: Mapping[str, object])
     return calls
 
 
+class Adapted(NamedTuple):
+    """What ``adapted`` made: the rankings and events tables (the report's inputs), the table of
+    every interaction with its reason (NULL: attributed, in ``events``), and the public call that
+    lists the interactions not attributed (for the user to run)."""
+
+    rankings: Source
+    events: Source
+    interactions: str
+    unattributed: str
+
+
+def _table(con: duckdb.DuckDBPyConnection, kind: str, select: str) -> str:
+    """A new temporary table of ``con`` holding ``select``; its name."""
+    name = f"_ndcg_{kind}_{next(_tables)}"
+    con.execute(f"CREATE TEMP TABLE {quoted(name)} AS {select}")
+    return name
+
+
 def adapted(
     con: duckdb.DuckDBPyConnection,
     source: str,
     inputs: Sequence[object],
     options: Mapping[str, object] | None = None,
-) -> tuple[Source, Source, str]:
-    """(rankings, events, unattributed call): temporary tables of ``con`` holding the source's
-    shown lists and attributed interactions in the report's contract (computed once, here: the
-    report reads its inputs several times, which would run a view's adapter each time), and the
-    SQL call that lists the interactions not attributed. ``inputs`` are the source's tables, files or data frames
-    (``SOURCES``: GA4 one export; UBI queries and events; Algolia responses and events);
-    ``options`` the adapters' named options (``attribution``, ``attribution_window``,
-    ``position_base``, ``event_types``, ``list_name``, as the source's macros take them)."""
+) -> Adapted:
+    """The source's shown lists and attributed interactions in the report's contract, as
+    temporary tables of ``con`` (the report reads its inputs several times, which would run a
+    view's adapter each time). The adapter's work is done once: the shown lists
+    (``<source>_rankings``), then every interaction with its reason, attributed to those shown
+    lists read by name (``_ndcg_<source>_interactions(..., shown := ...)``, not computed again),
+    split into the events (reason NULL) and the counts ``unattributed_warning`` reads; the same
+    rows as ``<source>_events`` and ``<source>_unattributed``. ``inputs`` are the source's
+    tables, files or data frames (``SOURCES``: GA4 one export; UBI queries and events; Algolia
+    responses and events); ``options`` the adapters' named options (``attribution``,
+    ``attribution_window``, ``position_base``, ``event_types``, ``list_name``, as the source's
+    macros take them)."""
     if source not in SOURCES:
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
     roles = SOURCES[source]
@@ -89,38 +112,58 @@ def adapted(
             f"({', '.join(roles)}), got {len(inputs)}"
         )
     options = dict(options or {})
-    accepted = [p.name for p in MACROS[f"{source}_events"].params if p.default is not None]
-    unknown = [name for name in options if name not in accepted]
+    named = [p for p in MACROS[f"{source}_events"].params if p.default is not None]
+    unknown = [name for name in options if name not in {p.name for p in named}]
     if unknown:
         raise ValueError(
-            f"source {source!r} takes the options {', '.join(accepted) or 'none'}; "
+            f"source {source!r} takes the options {', '.join(p.name for p in named) or 'none'}; "
             f"got {', '.join(map(repr, unknown))}"
         )
     opened = [open_source(con, x, f"{source} {role}") for x, role in zip(inputs, roles)]
     calls = _calls(source, opened, options)
+    given = {p.name: _value_sql(options[p.name]) if p.name in options else p.default for p in named}
+    # the checks of the source's events macro (the internal macro below reads its options
+    # unchecked): the options the adapters share where it takes them, then its event types
+    checks = [f"_ndcg_{source}_types({given['event_types']})"]
+    if "position_base" in given:
+        shared = [given.get("attribution", "'last'"), given.get("attribution_window", "NULL")]
+        checks.insert(0, f"_ndcg_source_options({', '.join(shared)}, {given['position_base']})")
+    con.execute(f"SELECT {', '.join(checks)}")
+    shown = _table(con, f"{source}_rankings", f"SELECT * FROM {calls['rankings']}")
+    # the internal macro takes the inputs, then the events macro's options in its order
+    arguments = [_value_sql(s.name) for s in opened]
+    arguments += given.values()
+    interactions = _table(
+        con,
+        f"{source}_interactions",
+        f"SELECT * FROM _ndcg_{source}_interactions({', '.join(arguments)}, "
+        f"shown := {_value_sql(shown)})",
+    )
+    events = _table(
+        con,
+        f"{source}_events",
+        f"SELECT * EXCLUDE (reason) FROM {quoted(interactions)} WHERE reason IS NULL",
+    )
     tables = []
-    for part in ("rankings", "events"):
-        name = f"_ndcg_{source}_{part}_{next(_tables)}"
-        con.execute(f"CREATE TEMP TABLE {quoted(name)} AS SELECT * FROM {calls[part]}")
+    for part, name in (("rankings", shown), ("events", events)):
         columns = con.sql("SELECT * FROM query_table(?) LIMIT 0", params=[name]).columns
         label = f"{source}_{part}({', '.join(s.label for s in opened)})"
         tables.append(Source(label, name, tuple(columns)))
-    return tables[0], tables[1], calls["unattributed"]
+    return Adapted(tables[0], tables[1], interactions, calls["unattributed"])
 
 
-def unattributed_warning(
-    con: duckdb.DuckDBPyConnection, source: str, events: Source, unattributed: str
-) -> str | None:
+def unattributed_warning(con: duckdb.DuckDBPyConnection, source: str, made: Adapted) -> str | None:
     """One line when more than ``MAX_UNATTRIBUTED`` of the interactions the source names (its
     event_types) could not be attributed to a search, with the count of each reason and the call
     that lists them; None otherwise. Interactions of event types the source does not read
     ('unknown event': GA4's view_item, begin_checkout, ...) are left out of the share."""
-    reasons = con.sql(
-        f"SELECT reason, count(*) FROM {unattributed} GROUP BY reason ORDER BY 2 DESC, 1"
+    counts = con.execute(
+        "SELECT reason, count(*) FROM query_table(?) GROUP BY reason ORDER BY 2 DESC, 1",
+        [made.interactions],
     ).fetchall()
-    named = [(reason, n) for reason, n in reasons if reason != "unknown event"]
+    named = [(reason, n) for reason, n in counts if reason not in (None, "unknown event")]
     missed = sum(n for _, n in named)
-    attributed = con.execute("SELECT count(*) FROM query_table(?)", [events.name]).fetchall()[0][0]
+    attributed = sum(n for reason, n in counts if reason is None)
     total = missed + attributed
     if total == 0 or missed <= MAX_UNATTRIBUTED * total:
         return None
@@ -128,5 +171,5 @@ def unattributed_warning(
     listed = ", ".join(f"{reason} {n:,}" for reason, n in named)
     return (
         f"{source}: {missed:,} of {total:,} interactions ({share}) could not be attributed to a "
-        f"search and are not graded ({listed}); list them: SELECT * FROM {unattributed}"
+        f"search and are not graded ({listed}); list them: SELECT * FROM {made.unattributed}"
     )

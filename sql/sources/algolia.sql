@@ -41,7 +41,7 @@ FROM (
     WHERE nullif(queryID::VARCHAR, '') IS NOT NULL
 );
 
--- _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types)
+-- _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types, shown := NULL)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id,
 --            session_id, value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every object of every Algolia Insights event (internal; algolia_events returns the attributed
@@ -50,10 +50,17 @@ FROM (
 -- 'unknown event' (event_types does not name eventType/eventSubtype), 'no item' (objectID NULL
 -- or empty), 'no query' (no queryID: viewedObjectIDs, clickedObjectIDs), 'no position' (the
 -- queryID is not in the responses log), 'never shown' (the search's hits lack the object).
-CREATE OR REPLACE MACRO _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types)
-AS TABLE
-WITH _ndcg_shown AS (
+-- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- (algolia_rankings with the same options, made once: what evaluate(source=...) passes).
+CREATE OR REPLACE MACRO _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types,
+                                                   shown := NULL) AS TABLE
+WITH _ndcg_computed_shown AS (
     SELECT * FROM _ndcg_algolia_shown(responses_tbl)
+),
+_ndcg_shown AS (
+    -- the shown lists: the table named by `shown` (evaluate() passes the algolia_rankings it
+    -- made, so they are computed once), else computed here
+    SELECT * FROM query_table(coalesce(shown, '_ndcg_computed_shown'))
 ),
 _ndcg_objects AS (
     SELECT eventType::VARCHAR || coalesce('/' || eventSubtype::VARCHAR, '') AS event_name,

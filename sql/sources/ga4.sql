@@ -86,8 +86,12 @@ WITH _ndcg_views AS (
       AND user_id IS NOT NULL AND session_id IS NOT NULL
 ),
 _ndcg_searches AS (
+    -- one row per search, numbered (_search: the one key the steps below partition and join
+    -- on, cheaper than user, session and time), with its query_id made once
     SELECT user_id, session_id, event_us AS search_us, min(search_term) AS search_term,
-           min(device) AS device, min(event_date) AS event_date
+           min(device) AS device, min(event_date) AS event_date,
+           user_id || '/' || session_id || '/' || event_us::VARCHAR AS query_id,
+           row_number() OVER () AS _search
     FROM _ndcg_views
     WHERE event_name = 'view_search_results'
     GROUP BY user_id, session_id, event_us
@@ -105,20 +109,17 @@ _ndcg_pages AS (
     -- each list view belongs to the latest search of its session at or before it (the same
     -- microsecond included); a list view sent twice (same items, same indexes) counts once,
     -- at its first time
-    SELECT l.user_id, l.session_id, s.search_us, l._content,
+    SELECT s._search, l._content, any_value(l.user_id) AS user_id,
            min(l.event_us) AS event_us, min(l.event_at) AS event_at
     FROM _ndcg_lists l
     ASOF JOIN _ndcg_searches s
         ON l.user_id = s.user_id AND l.session_id = s.session_id AND l.event_us >= s.search_us
-    GROUP BY l.user_id, l.session_id, s.search_us, l._content
+    GROUP BY s._search, l._content
 ),
 _ndcg_page_spans AS (
-    -- per page: its number in the search (time order; equal times by a hash of the content, for
-    -- a stable order), whether an index is missing ('(not set)', NULL, empty: then the page's
-    -- own order), and its smallest and largest index
+    -- per page: whether an index is missing ('(not set)', NULL, empty: then the page's own
+    -- order), and its smallest and largest index
     SELECT *,
-           row_number() OVER (PARTITION BY user_id, session_id, search_us
-                              ORDER BY event_us, hash(_content)) AS _page,
            len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
                > 0 AS _unindexed,
            list_min(list_transform(_content, lambda x: TRY_CAST(trim(x[2]) AS BIGINT)))
@@ -128,13 +129,18 @@ _ndcg_page_spans AS (
     FROM _ndcg_pages
 ),
 _ndcg_based AS (
+    -- per page: its number in the search (time order; equal times by a hash of the content, for
+    -- a stable order) and the search's base; both windows have the same partition and order
+    -- (the base's frame the whole search), so one sort of the pages serves the two
     SELECT *,
+           row_number() OVER (PARTITION BY _search ORDER BY event_us, hash(_content)) AS _page,
            CASE position_base::VARCHAR
                WHEN '0' THEN 0
                WHEN '1' THEN 1
                -- 'auto': a search whose smallest index (over its indexed pages) is 0
                ELSE CASE WHEN min(CASE WHEN NOT _unindexed THEN _min_index END) OVER (
-                                  PARTITION BY user_id, session_id, search_us) = 0
+                                  PARTITION BY _search ORDER BY event_us, hash(_content)
+                                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) = 0
                          THEN 0 ELSE 1 END
            END AS _base
     FROM _ndcg_page_spans
@@ -149,17 +155,16 @@ _ndcg_offsets AS (
     -- per page, the largest absolute position of the earlier pages of its search (a scan over
     -- the pages in order): a page starting past it keeps its positions, one starting again
     -- continues after it
-    SELECT user_id, session_id, search_us, _page,
+    SELECT _search, _page,
            list_reduce(list_prepend({'lo': 0::BIGINT, 'hi': 0::BIGINT}, _spans[1:_page - 1]),
                        lambda done, span: {'lo': 0::BIGINT,
                                            'hi': CASE WHEN span.lo > done.hi
                                                       THEN greatest(done.hi, span.hi)
                                                       ELSE done.hi + span.hi END}).hi AS _before
     FROM _ndcg_spans
-    JOIN (SELECT user_id, session_id, search_us,
-                 list({'lo': _lo, 'hi': _hi} ORDER BY _page) AS _spans
-          FROM _ndcg_spans GROUP BY user_id, session_id, search_us)
-        USING (user_id, session_id, search_us)
+    JOIN (SELECT _search, list({'lo': _lo, 'hi': _hi} ORDER BY _page) AS _spans
+          FROM _ndcg_spans GROUP BY _search)
+        USING (_search)
 ),
 _ndcg_items AS (
     SELECT *,
@@ -176,22 +181,21 @@ _ndcg_items AS (
                ELSE trim(_raw)::BIGINT + 1 - _base
            END AS _on_page
     FROM (
-        SELECT user_id, session_id, search_us, event_at, _page, _unindexed, _lo, _base,
+        SELECT _search, user_id, event_at, _page, _unindexed, _lo, _base,
                unnest(_content)[1] AS item_id, unnest(_content)[2] AS _raw,
                generate_subscripts(_content, 1) AS _order
         FROM _ndcg_spans
     )
 )
-SELECT p.user_id || '/' || p.session_id || '/' || p.search_us::VARCHAR AS query_id,
-       p.item_id,
+SELECT s.query_id, p.item_id,
        p._on_page + CASE WHEN p._lo > o._before THEN 0 ELSE o._before END AS position,
-       s.search_term, s.device, s.event_date, p.user_id, p.session_id, p.event_at AS shown_at
+       s.search_term, s.device, s.event_date, s.user_id, s.session_id, p.event_at AS shown_at
 FROM _ndcg_items p
-JOIN _ndcg_offsets o USING (user_id, session_id, search_us, _page)
-JOIN _ndcg_searches s USING (user_id, session_id, search_us);
+JOIN _ndcg_offsets o USING (_search, _page)
+JOIN _ndcg_searches s USING (_search);
 
 -- _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
---                        list_name)
+--                        list_name, shown := NULL)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every item of every GA4 event that carries items, other than the showings (view_search_results,
@@ -202,13 +206,20 @@ JOIN _ndcg_searches s USING (user_id, session_id, search_us);
 -- reason: 'unknown event' (event_types does not name the event), 'no item' (item_id NULL or
 -- empty), 'no user' (user_pseudo_id NULL), 'never shown' (no search showed the item to the user
 -- before), 'outside the window' (shown before, never within the window); NULL: attributed.
+-- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- (ga4_rankings with the same options, made once: what evaluate(source=...) passes).
 CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types,
-                                               position_base, list_name) AS TABLE
+                                               position_base, list_name, shown := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_ga4_types(event_types) AS _types
 ),
-_ndcg_shown AS (
+_ndcg_computed_shown AS (
     SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name)
+),
+_ndcg_shown AS (
+    -- the shown lists: the table named by `shown` (evaluate() passes the ga4_rankings it
+    -- made, so they are computed once), else computed here
+    SELECT * FROM query_table(coalesce(shown, '_ndcg_computed_shown'))
 ),
 _ndcg_acts AS (
     SELECT row_number() OVER () AS _row, event_name, event_at, user_id, session_id,

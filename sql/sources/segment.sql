@@ -183,7 +183,7 @@ JOIN _ndcg_offsets o USING (user_id, search_us, _page)
 JOIN _ndcg_searches s USING (user_id, search_us);
 
 -- _ndcg_segment_interactions(tbl, attribution, attribution_window, event_types, position_base,
---                            list_id)
+--                            list_id, shown := NULL)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every product of every Segment track call other than the showings ('Products Searched',
@@ -198,13 +198,21 @@ JOIN _ndcg_searches s USING (user_id, search_us);
 -- or before the call and within its attribution window, as _ndcg_ga4_interactions.
 -- reason: 'unknown event', 'no item' (product_id NULL or empty), 'no user', 'never shown',
 -- 'outside the window'; NULL: attributed.
+-- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- (segment_rankings with the same options, made once: what evaluate(source=...) passes).
 CREATE OR REPLACE MACRO _ndcg_segment_interactions(tbl, attribution, attribution_window,
-                                                   event_types, position_base, list_id) AS TABLE
+                                                   event_types, position_base, list_id,
+                                                   shown := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_segment_types(event_types) AS _types
 ),
-_ndcg_shown AS (
+_ndcg_computed_shown AS (
     SELECT * FROM _ndcg_segment_shown(tbl, position_base, list_id)
+),
+_ndcg_shown AS (
+    -- the shown lists: the table named by `shown` (evaluate() passes the segment_rankings it
+    -- made, so they are computed once), else computed here
+    SELECT * FROM query_table(coalesce(shown, '_ndcg_computed_shown'))
 ),
 _ndcg_products AS (
     SELECT event_name, event_at, user_id, anonymous_id,

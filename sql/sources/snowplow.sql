@@ -196,7 +196,7 @@ JOIN _ndcg_offsets o USING (user_id, session_id, search_at, _page)
 JOIN _ndcg_searches s USING (user_id, session_id, search_at);
 
 -- _ndcg_snowplow_interactions(tbl, attribution, attribution_window, event_types, position_base,
---                             list_name)
+--                             list_name, shown := NULL)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every product entity of every ecommerce action other than list_view, attributed to a search or
@@ -206,14 +206,21 @@ JOIN _ndcg_searches s USING (user_id, session_id, search_at);
 -- _ndcg_ga4_interactions' (sql/sources/ga4.sql): the latest ('last') or earliest ('first')
 -- showing of the item to the user at or before the action and within its attribution window;
 -- reason 'unknown event', 'no item', 'no user', 'never shown' or 'outside the window'.
+-- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- (snowplow_rankings with the same options, made once: what evaluate(source=...) passes).
 CREATE OR REPLACE MACRO _ndcg_snowplow_interactions(tbl, attribution, attribution_window,
-                                                    event_types, position_base, list_name)
-AS TABLE
+                                                    event_types, position_base, list_name,
+                                                    shown := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_snowplow_types(event_types) AS _types
 ),
-_ndcg_shown AS (
+_ndcg_computed_shown AS (
     SELECT * FROM _ndcg_snowplow_shown(tbl, position_base, list_name)
+),
+_ndcg_shown AS (
+    -- the shown lists: the table named by `shown` (evaluate() passes the snowplow_rankings it
+    -- made, so they are computed once), else computed here
+    SELECT * FROM query_table(coalesce(shown, '_ndcg_computed_shown'))
 ),
 _ndcg_acts AS (
     SELECT row_number() OVER () AS _row, action AS event_name, event_at, user_id, session_id,

@@ -127,7 +127,7 @@ SELECT c.query_id, c.item_id, c._position AS position, c.search_term, c.applicat
        s.session_id, c.shown_at, c.shown_by
 FROM _ndcg_checked c LEFT JOIN _ndcg_sessions s USING (query_id);
 
--- _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base, event_types)
+-- _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base, event_types, shown := NULL)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every UBI event that names an object or carries a graded type, with the showing it belongs to
@@ -137,10 +137,17 @@ FROM _ndcg_checked c LEFT JOIN _ndcg_sessions s USING (query_id);
 -- 'never shown' (the query showed other items), 'no position' (the query has no shown list: not
 -- in ubi_queries with hit ids, and no impression with an ordinal). Events without an object of
 -- a type event_types does not name (a search box's keystrokes) are not interactions: left out.
+-- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- (ubi_rankings with the same options, made once: what evaluate(source=...) passes).
 CREATE OR REPLACE MACRO _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base,
-                                               event_types) AS TABLE
-WITH _ndcg_shown AS (
+                                               event_types, shown := NULL) AS TABLE
+WITH _ndcg_computed_shown AS (
     SELECT * FROM _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types)
+),
+_ndcg_shown AS (
+    -- the shown lists: the table named by `shown` (evaluate() passes the ubi_rankings it
+    -- made, so they are computed once), else computed here
+    SELECT * FROM query_table(coalesce(shown, '_ndcg_computed_shown'))
 ),
 _ndcg_events AS (
     SELECT e.*, s.position, s.shown_at,

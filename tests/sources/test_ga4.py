@@ -8,6 +8,7 @@ item is shown, so its ideal is the report's)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -445,3 +446,65 @@ def test_cli_source(export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
     ]:
         assert cli.main(argv) == 2
         assert message in capsys.readouterr().err
+
+
+# evaluate(source=...) does the adapter's work once (issue 22's performance line), checked without
+# timing: a spy on the connection EXPLAINs each statement evaluate runs before running it and
+# counts in the plans the window operator that numbers a search's pages (ordered by
+# hash(_content)): the shown-list step has exactly one, the attribution and the report none.
+_READS = ("SELECT", "WITH", "CREATE TEMP TABLE", "FROM")
+
+
+def _pages(node: dict) -> int:
+    """How many operators of an EXPLAIN (FORMAT json) tree order by hash(_content)."""
+    own = "hash(_content)" in json.dumps(node.get("extra_info", {}))
+    return own + sum(_pages(child) for child in node.get("children", []))
+
+
+class _Spy:
+    """The connection, delegated, counting the shown-list steps in the plans of what it runs."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self.shown = 0
+
+    def _count(self, query: object, params: object) -> None:
+        text = str(query).lstrip().upper()
+        if text.startswith(_READS):
+            plan = self._con.execute(f"EXPLAIN (FORMAT json) {query}", params).fetchall()
+            self.shown += sum(_pages(node) for row in plan for node in json.loads(row[1]))
+
+    def execute(self, query: object, parameters: object = None, **kwargs: object) -> object:
+        self._count(query, parameters)
+        return self._con.execute(query, parameters, **kwargs)
+
+    def sql(self, query: object, *, params: object = None, **kwargs: object) -> object:
+        self._count(query, params)
+        return self._con.sql(query, params=params, **kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._con, name)
+
+
+def test_the_spy_sees_the_shown_list_step(export: Path) -> None:
+    """The count it relies on: each public GA4 macro plans the shown-list step once
+    (ga4_events and ga4_unattributed build the shown lists again inside)."""
+    with duckdb.connect() as con:
+        spy = _Spy(duckdb_ndcg.register(con))
+        for macro in ("ga4_rankings", "ga4_events", "ga4_unattributed"):
+            before = spy.shown
+            spy.execute(f"SELECT count(*) FROM {macro}(?)", [str(export)]).fetchall()
+            assert spy.shown == before + 1, macro
+
+
+def test_evaluate_builds_the_shown_lists_once(export: Path) -> None:
+    """evaluate(export, source='ga4') plans the shown-list step once (it planned it three times:
+    ga4_rankings, ga4_events, ga4_unattributed), and reports what the hand-worked attribution
+    gives, with the unattributed warning's counts unchanged."""
+    with duckdb.connect() as con:
+        spy = _Spy(duckdb_ndcg.register(con))
+        with pytest.warns(UserWarning, match=r"^ga4: 5 of 12 interactions \(41 %\)"):
+            report = duckdb_ndcg.evaluate(str(export), source="ga4", k=3, con=spy).fetchall()
+        assert spy.shown == 1
+    expected = _ndcg(_grades(ATTRIBUTED), 3)
+    assert {r[0]: pytest.approx(r[2], abs=1e-12) for r in report} == expected
