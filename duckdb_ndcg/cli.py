@@ -58,6 +58,8 @@ from duckdb_ndcg.sources import SOURCES
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
 _STDOUT_FORMATS = ("csv", "json")  # --output - --format
+# demo --source: each vendor's export and its default place
+_DEMO_EXPORTS = {"ga4": "events_demo.parquet", "ubi": "ubi_demo"}
 _CHARTS = (".html", ".htm")
 _CHART_MAX_K = 1000  # the curve is computed for every k up to the largest --k
 _NUMBERS = {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint"}
@@ -266,7 +268,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=f"""\
 NDCG@k per query (with --summary: its mean per slice and k) from a rankings table
-and an event log, each a .parquet/.csv file or a table of --db.
+and an event log, each a .parquet/.csv/.json file or a table of --db.
 
 required columns (other names: --query-col, --item-col, --position-col, --event-col):
   rankings  query_id, item_id, position (a number, 1 = first; or --score-col, higher first)
@@ -276,11 +278,11 @@ default event -> grade mapping (replace it with --mapping):
   {_grades()}
 an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
-    ev.add_argument("rankings", help="rankings: a .parquet/.csv file, a table of --db, or -")
+    ev.add_argument("rankings", help="rankings: a .parquet/.csv/.json file, a table of --db, or -")
     ev.add_argument(
         "events",
         nargs="?",
-        help="events: a .parquet/.csv file, a table of --db, or - (stdin); with --source ga4 none",
+        help="events: a .parquet/.csv/.json file, a table of --db, or - (stdin); with --source ga4 none",
     )
     ev.add_argument(
         "--source",
@@ -493,15 +495,17 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
     )
     dm.add_argument(
         "--source",
-        choices=("ga4",),
-        help="ga4: also write the log as a Google Analytics 4 BigQuery export (Parquet, the "
-        "export's own nested schema) and evaluate it through the GA4 adapter, as your own "
-        "export would be",
+        choices=tuple(_DEMO_EXPORTS),
+        help="also write the log in a vendor's schema and evaluate it through that source's "
+        "adapter, as your own export would be: ga4, a Google Analytics 4 BigQuery export "
+        "(Parquet, its nested schema); ubi, OpenSearch UBI 1.3.0's ubi_queries and ubi_events "
+        "indexes (NDJSON)",
     )
     dm.add_argument(
         "--export",
-        default="events_demo.parquet",
-        help="with --source: the export's file (default events_demo.parquet)",
+        help="with --source: where to write it; ga4: a .parquet file (default "
+        f"{_DEMO_EXPORTS['ga4']}); ubi: a folder, created if missing, that gets "
+        f"ubi_queries.ndjson and ubi_events.ndjson (default {_DEMO_EXPORTS['ubi']})",
     )
     dm.set_defaults(run=_demo)
     trec.add_parser(sub).set_defaults(run=_trec)
@@ -1206,7 +1210,7 @@ def _clear_demo_tables(con: duckdb.DuckDBPyConnection, keep: str, replace: bool)
 
 def _demo(args: argparse.Namespace) -> None:
     page = _target(args.chart, "--chart", _CHARTS, {})
-    export = args.source and _target(args.export, "--export", (".parquet",), {})
+    export = args.source and _export_target(args.source, args.export)
     if args.keep:  # DuckDB would open a .csv path as an in-memory database and keep nothing
         keep = _target(args.keep, "--keep", (".duckdb", ".db"), {})
         if keep.exists() and not _is_duckdb_file(keep):
@@ -1301,8 +1305,43 @@ def _demo(args: argparse.Namespace) -> None:
         )
     else:
         print(f"To query the log yourself, rerun with --keep {shlex.quote(keep)}, then:  {report}")
-    if export:
+    if args.source == "ga4":
         _demo_export(con, export, k)
+    elif args.source == "ubi":
+        _demo_ubi(con, export, k)
+
+
+def _export_target(source: str, text: str | None) -> Path:
+    """demo --export, checked before any work: GA4's .parquet file, UBI's folder."""
+    text = text or _DEMO_EXPORTS[source]
+    if source == "ga4":
+        return _target(text, "--export", (".parquet",), {})
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--export {text} is a file: --source ubi writes a folder of two files")
+    if not folder.parent.is_dir():
+        raise UsageError(f"--export {text}: folder {folder.parent} does not exist")
+    return folder
+
+
+def _demo_ubi(con: duckdb.DuckDBPyConnection, folder: Path, k: int) -> None:
+    """demo --source ubi: the log as UBI indexes, evaluated through the UBI adapter."""
+    _stage("writing the UBI indexes")
+    folder.mkdir(exist_ok=True)
+    queries, events = demo.ubi_export(con, str(folder))
+    paths = [str(folder / f"ubi_{name}.ndjson") for name in ("queries", "events")]
+    summary = evaluate(
+        *paths, source="ubi", k=k, shape="summary", slice_by=["application"], con=con
+    ).order("application").fetchall()
+    print()
+    print(f"The same log as OpenSearch UBI indexes: {paths[0]} ({queries} queries) and "
+          f"{paths[1]} ({events} events)")
+    print("  one application per device: shop-web (desktop: clicks, 1-based ordinals), "
+          "shop-ios and shop-android (mobile, tablet: impressions too, 0-based)")
+    print(f"  read by the UBI adapter: mean NDCG@{k} "
+          + "; ".join(f"{row[0]} {row[3]:.4f} ({row[2]} queries)" for row in summary))
+    print(f"  Same report:  duckdb-ndcg evaluate {' '.join(map(shlex.quote, paths))} --source ubi "
+          f"--summary --slice-by application --k {k}")
 
 
 def _demo_export(con: duckdb.DuckDBPyConnection, export: Path, k: int) -> None:

@@ -211,3 +211,69 @@ def ga4_export(con: duckdb.DuckDBPyConnection, path: str) -> int:
     rows = con.execute("SELECT count(*) FROM _demo_ga4").fetchone()[0]
     con.execute("DROP TABLE _demo_ga4")
     return int(rows)
+
+
+# The UBI application each demo device's traffic comes from, and how that application counts its
+# ordinals: the web shop sends 1-based positions and no impressions; the apps send 0-based
+# positions and log impressions, as applications differ within one UBI index (the ESCI sample)
+_UBI_APPLICATIONS = "MAP {'desktop': 'shop-web', 'mobile': 'shop-ios', 'tablet': 'shop-android'}"
+
+
+def ubi_export(con: duckdb.DuckDBPyConnection, folder: str) -> tuple[int, int]:
+    """Write the demo log (``generate`` first) as OpenSearch UBI 1.3.0 indexes, exported as NDJSON:
+    ``ubi_queries.ndjson`` and ``ubi_events.ndjson`` in the existing ``folder``; returns their
+    numbers of documents (queries, events).
+
+    Each demo session is one UBI query (``query_id`` its session, ``user_query`` the search,
+    ``client_id`` the user, ``query_response_hit_ids`` the items it showed in order) from the
+    application of its device: ``shop-web`` (desktop) logs clicks, add_to_cart and purchase with
+    1-based ``position.ordinal``; ``shop-ios`` and ``shop-android`` (mobile, tablet) also log an
+    ``impression`` per shown item, and count ordinals from 0. Timestamps are ISO 8601 in UTC.
+
+    Example::
+
+        generate(con, queries=200); ubi_export(con, ".")
+        con.sql("SELECT * FROM ubi_rankings('ubi_queries.ndjson', 'ubi_events.ndjson')")
+    """
+    iso = "strftime({}, '%Y-%m-%dT%H:%M:%S.%gZ')"
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _demo_ubi_shown AS
+        SELECT session_id, query_id, item_id, device, ts,
+               {_UBI_APPLICATIONS}[device] AS application,
+               row_number() OVER (PARTITION BY session_id ORDER BY ts, item_id) AS position
+        FROM demo_events WHERE event_type = 'impression'
+    """)
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _demo_ubi_queries AS
+        SELECT any_value(application) AS application, session_id AS query_id,
+               'user-' || session_id AS client_id, any_value(query_id) AS user_query,
+               {iso.format("min(ts) - INTERVAL 1 SECOND")} AS "timestamp",
+               list(item_id ORDER BY position) AS query_response_hit_ids,
+               {{'device': any_value(device)}} AS query_attributes
+        FROM _demo_ubi_shown GROUP BY session_id ORDER BY "timestamp", query_id
+    """)
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _demo_ubi_events AS
+        WITH acts AS (
+            SELECT s.application, e.event_type AS action_name, s.session_id, s.query_id,
+                   e.item_id, e.ts, s.position
+            FROM demo_events AS e JOIN _demo_ubi_shown AS s USING (session_id, item_id)
+            WHERE e.event_type <> 'impression' OR s.application <> 'shop-web'
+        )
+        SELECT application, action_name, session_id AS query_id, session_id,
+               'user-' || session_id AS client_id, query_id AS user_query,
+               {iso.format("ts")} AS "timestamp",
+               {{'object': {{'object_id': item_id, 'object_id_field': 'sku'}},
+                 'position': {{'ordinal': CASE application WHEN 'shop-web' THEN position
+                                                          ELSE position - 1 END}}}}
+                   AS event_attributes
+        FROM acts ORDER BY "timestamp", query_id, action_name, item_id
+    """)
+    counts = []
+    for table, name in (("_demo_ubi_queries", "ubi_queries"), ("_demo_ubi_events", "ubi_events")):
+        path = f"{folder.rstrip('/') or '/'}/{name}.ndjson"
+        con.execute(f"COPY {table} TO {literal(path)} (FORMAT JSON)")
+        counts.append(int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]))
+        con.execute(f"DROP TABLE {table}")
+    con.execute("DROP TABLE _demo_ubi_shown")
+    return counts[0], counts[1]

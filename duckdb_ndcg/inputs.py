@@ -25,7 +25,9 @@ _TIES = TIES.choices
 _COLLAPSE = COLLAPSE.choices
 _UNKNOWN = UNKNOWN.choices
 _DUPLICATES = DUPLICATES.choices
-_FILE_SUFFIXES = (".parquet", ".csv", ".tsv")
+# files read by path; JSON: the vendors' exports (UBI indexes, Segment calls, Algolia events) are
+# NDJSON, read by DuckDB's read_json as they are
+_FILE_SUFFIXES = (".parquet", ".csv", ".tsv", ".json", ".ndjson", ".jsonl")
 _FRAME_MODULES = ("pandas", "polars", "pyarrow")
 _frames = itertools.count(1)
 _NO_CUT = 2**62  # a cutoff beyond any ranking; the SQL keeps larger ones as this too
@@ -63,7 +65,8 @@ def _is_frame(source: object) -> bool:
 
 
 def open_source(con: duckdb.DuckDBPyConnection, source: object, role: str) -> Source:
-    """A table of ``con``, a Parquet/CSV file or a pandas/polars/Arrow data frame, checked to exist.
+    """A table of ``con``, a Parquet/CSV/JSON file or a pandas/polars/Arrow data frame, checked to
+    exist.
 
     ``ValueError`` naming it when it does not.
     """
@@ -73,7 +76,7 @@ def open_source(con: duckdb.DuckDBPyConnection, source: object, role: str) -> So
         return Source(f"{role} data frame", name, tuple(_columns(con, name)))
     if not isinstance(source, (str, Path)):
         raise TypeError(
-            f"{role} must be a table name, a .parquet/.csv path or a data frame, "
+            f"{role} must be a table name, a .parquet/.csv/.json path or a data frame, "
             f"got {type(source).__name__}"
         )
     text = str(source)
@@ -92,7 +95,7 @@ def open_source(con: duckdb.DuckDBPyConnection, source: object, role: str) -> So
         raise
     except duckdb.Error:
         raise ValueError(
-            f"{role} table {text!r} does not exist (give a table name, a .parquet/.csv path "
+            f"{role} table {text!r} does not exist (give a table name, a .parquet/.csv/.json path "
             "or a data frame)"
         ) from None
 

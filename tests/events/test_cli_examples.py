@@ -113,6 +113,11 @@ def test_evaluate_files_and_outputs(demo_db: Path) -> None:
             "rankings file missing.parquet does not exist",
             2,
         ),
+        (  # an NDJSON export (UBI, Segment) is a file too, not a table name
+            ["evaluate", "missing.ndjson", "events.csv"],
+            "rankings file missing.ndjson does not exist",
+            2,
+        ),
         (
             ["evaluate", "a.parquet", "events.csv", "--query-col", "qid"],
             "rankings a.parquet has no column 'qid' (--query-col)",
