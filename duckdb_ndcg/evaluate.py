@@ -25,7 +25,7 @@ from duckdb_ndcg.inputs import (
 )
 from duckdb_ndcg.macros import own_connection, quoted, register
 from duckdb_ndcg.presets import evaluate_options
-from duckdb_ndcg.sources import SOURCES, adapted, unattributed_warning
+from duckdb_ndcg.sources import SOURCES, UNATTRIBUTED_SQL, adapted, unattributed_warning
 
 _SHAPES = ("report", "summary")
 _SHOWN_ONLY = itertools.count(1)  # names of the events tables a preset reads for shown items only
@@ -105,7 +105,10 @@ def evaluate(
     the adapter's options (``{'attribution': 'first', 'position_base': 0}``). The slices the
     adapter carries (GA4: ``search_term``, ``device``, ``event_date``) work in ``slice_by``. A
     ``UserWarning`` says how many interactions could not be attributed to a search, by reason,
-    when they are more than 10 % (``sources.MAX_UNATTRIBUTED``).
+    when they are more than 10 % (``sources.MAX_UNATTRIBUTED``); the summary's last column
+    ``unattributed`` counts them whatever their share (the interactions of the event types the
+    source reads that no shown list got: they belong to no query, so the count is the same on
+    every row; ``<source>_unattributed`` lists them).
 
     Example::
 
@@ -207,7 +210,12 @@ def evaluate(
     arguments += f", metrics := [{listed}], threshold := ?, max_grade := ?"
     params += [threshold, max_grade]
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
-    return con.sql(sql, params=[ranked.name, logged.name, *params])
+    params = [ranked.name, logged.name, *params]
+    if source is not None and shape == "summary":
+        # a column computed once (a scalar subquery), which keeps the summary's order
+        params = [made.interactions, *params]
+        sql = f"SELECT *, ({UNATTRIBUTED_SQL}) AS unattributed FROM ({sql})"
+    return con.sql(sql, params=params)
 
 
 def _shown_only(con: duckdb.DuckDBPyConnection, ranked: Source, logged: Source, query_col: str,

@@ -152,6 +152,15 @@ def adapted(
     return Adapted(tables[0], tables[1], interactions, calls["unattributed"])
 
 
+# the interactions a source names (its event types) that no shown list got, from the table of
+# every interaction with its reason (NULL: attributed; 'unknown event': a type the source does
+# not read, left out): a scalar query
+UNATTRIBUTED_SQL = (
+    "SELECT count(*) FILTER (WHERE reason IS NOT NULL AND reason <> 'unknown event') "
+    "FROM query_table(?)"
+)
+
+
 def unattributed_warning(con: duckdb.DuckDBPyConnection, source: str, made: Adapted) -> str | None:
     """One line when more than ``MAX_UNATTRIBUTED`` of the interactions the source names (its
     event_types) could not be attributed to a search, with the count of each reason and the call

@@ -508,3 +508,21 @@ def test_evaluate_builds_the_shown_lists_once(export: Path) -> None:
         assert spy.shown == 1
     expected = _ndcg(_grades(ATTRIBUTED), 3)
     assert {r[0]: pytest.approx(r[2], abs=1e-12) for r in report} == expected
+
+
+def test_the_summary_counts_the_unattributed(
+    export: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """evaluate(source=..., shape='summary') and --summary end with ``unattributed``: the 5
+    hand-counted interactions no search got (of 12), on every row, as they belong to no slice."""
+    with pytest.warns(UserWarning, match=r"^ga4: 5 of 12 interactions"):
+        summary = duckdb_ndcg.evaluate(
+            str(export), source="ga4", k=[3, 10], shape="summary", slice_by=["device"]
+        )
+    rows = summary.fetchall()
+    assert summary.columns[-1] == "unattributed" and len(rows) > 2
+    assert {row[-1] for row in rows} == {5}
+    assert [row[:2] for row in rows] == sorted(row[:2] for row in rows)  # the summary's order
+    assert cli.main(["evaluate", str(export), "--source", "ga4", "--summary"]) == 0
+    header, _, line = capsys.readouterr().out.splitlines()[:3]
+    assert header.split()[-1] == "unattributed" and line.split()[-1] == "5"
