@@ -38,12 +38,14 @@ END;
 -- query_id, session_id, client_id (the user), application, timestamp, and from event_attributes
 -- object.object_id (text or integer) and position.ordinal (a whole number >= 0, else an error
 -- naming it). event_type is event_types' name for action_name (NULL: not named).
+-- event_attributes may be a STRUCT, a MAP(VARCHAR, JSON) (read_json's type when the documents'
+-- keys differ too much, as in SRW's ESCI UBI sample) or JSON: a subscript ['object'] reads all
+-- three, where struct_extract binds on a STRUCT only.
 CREATE OR REPLACE MACRO _ndcg_ubi_rows(events_tbl, event_types) AS TABLE
 SELECT action_name::VARCHAR AS event_name,
        map_extract_value(_ndcg_ubi_types(event_types), action_name::VARCHAR) AS event_type,
        nullif(query_id::VARCHAR, '') AS query_id,
-       nullif(_ndcg_json_text(struct_extract(struct_extract(event_attributes, 'object'),
-                                             'object_id')), '') AS item_id,
+       nullif(_ndcg_json_text(event_attributes['object']['object_id']), '') AS item_id,
        session_id::VARCHAR AS session_id,
        client_id::VARCHAR AS user_id,
        application::VARCHAR AS application,
@@ -56,8 +58,7 @@ SELECT action_name::VARCHAR AS event_name,
                       || ', action ' || coalesce(action_name::VARCHAR, 'NULL') || ')')
        END AS ordinal
 FROM (SELECT *,
-             _ndcg_json_text(struct_extract(struct_extract(event_attributes, 'position'),
-                                            'ordinal')) AS _ordinal
+             _ndcg_json_text(event_attributes['position']['ordinal']) AS _ordinal
       FROM query_table(events_tbl));
 
 -- _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types)

@@ -156,6 +156,28 @@ def test_rankings_events_and_report(ubi: duckdb.DuckDBPyConnection) -> None:
     assert {(q, k): pytest.approx(v, abs=1e-12) for q, k, v in report} == expected
 
 
+@pytest.mark.versions
+@pytest.mark.parametrize("kind", ["MAP(VARCHAR, JSON)", "JSON"])
+def test_event_attributes_of_documents_that_differ(ubi: duckdb.DuckDBPyConnection,
+                                                   kind: str) -> None:
+    """read_json gives event_attributes the type MAP(VARCHAR, JSON) when the documents' keys
+    differ too much (SRW's public ESCI UBI sample: browser, page_id, x, y... in one application,
+    none in another), or JSON when told; the adapter failed to bind on both ('No function matches
+    struct_extract(MAP(VARCHAR, JSON), ...)'). The same events read so give the same rows."""
+    ubi.execute(f"CREATE TABLE ubi_events_{len(kind)} AS SELECT * REPLACE "
+                f"(event_attributes::JSON::{kind} AS event_attributes) FROM ubi_events")
+    events = f"ubi_events_{len(kind)}"
+    got = sorted(ubi.sql("SELECT query_id, item_id, event_type, position "
+                         f"FROM ubi_events('ubi_queries', '{events}')").fetchall())
+    assert got == ATTRIBUTED
+    missed = sorted(ubi.sql("SELECT query_id, item_id, event_name, reason "
+                            f"FROM ubi_unattributed('ubi_queries', '{events}')").fetchall(),
+                    key=str)
+    assert missed == UNATTRIBUTED
+    assert _shown(ubi.execute(f"CREATE OR REPLACE TABLE ubi_events AS FROM {events}")) == {
+        q: [(i, n) for n, i in enumerate(items, 1)] for q, items in SHOWN.items()}
+
+
 def test_options_and_bad_input(ubi: duckdb.DuckDBPyConnection, check_cases) -> None:
     def base_zero() -> None:  # q6's ordinals 1, 2 read as 0-based are positions 2, 3
         assert _shown(ubi, ", position_base := 0")["q6"] == [("7", 2), ("8", 3)]
