@@ -15,6 +15,7 @@ numeric). Not written: ``ci := 'bootstrap'``, whose resamples are drawn from Duc
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from numbers import Real
@@ -61,7 +62,7 @@ _ndcg_policy AS (
 ),
 _ndcg_used AS (
     SELECT _p, _click, _w, {used} AS _u
-    FROM (SELECT l._p, l._click,
+    FROM (SELECT l._p AS _p, l._click AS _click,
                  CASE WHEN pol._hit = 1 THEN pol._prob ELSE 0 END / NULLIF(l._pscore, 0) AS _w
           FROM _ndcg_logged AS l
           LEFT JOIN _ndcg_policy AS pol ON pol._d = l._d AND pol._p = l._p{query_join}) AS w
@@ -96,7 +97,8 @@ _ndcg_sums AS (
     FROM _ndcg_used
 ),
 _ndcg_valued AS (
-    SELECT s._p, s._all, s._rows, s._covered, s._ctr, s._max_w,
+    SELECT s._p AS _p, s._all AS _all, s._rows AS _rows, s._covered AS _covered,
+           s._ctr AS _ctr, s._max_w AS _max_w,
            CASE WHEN c._ok = 1 THEN {estimate} END AS _estimate,
            COALESCE(s._sum_w * s._sum_w / NULLIF(s._sum_w2, 0), 0) AS _ess
     FROM _ndcg_sums AS s CROSS JOIN _ndcg_check AS c
@@ -247,8 +249,8 @@ _ndcg_positions AS (
     FROM _ndcg_ordered GROUP BY _p
 ),
 _ndcg_per_position AS (
-    SELECT p._p, c._slates, p._rows, p._covered, p._sum_r / NULLIF(c._slates, 0) AS _logged,
-           p._max_w, p._sum_rw / NULLIF({normaliser}, 0) / NULLIF(c._slates, 0) AS _value,
+    SELECT p._p AS _p, c._slates AS _slates, p._rows AS _rows, p._covered AS _covered,
+           p._sum_r / NULLIF(c._slates, 0) AS _logged, p._max_w AS _max_w, p._sum_rw / NULLIF({normaliser}, 0) / NULLIF(c._slates, 0) AS _value,
            COALESCE(p._sum_w * p._sum_w / NULLIF(p._sum_w2, 0), 0) AS _ess
     FROM _ndcg_positions AS p CROSS JOIN _ndcg_counts AS c
 ),
@@ -262,7 +264,8 @@ _ndcg_estimated AS (
     FROM _ndcg_per_position
 ),
 _ndcg_valued AS (
-    SELECT e._p, e._all, e._slates, e._rows, e._covered, e._logged, e._ess, e._max_w,
+    SELECT e._p AS _p, e._all AS _all, e._slates AS _slates, e._rows AS _rows,
+           e._covered AS _covered, e._logged AS _logged, e._ess AS _ess, e._max_w AS _max_w,
            CASE WHEN k._ok = 1 THEN e._value END AS _estimate
     FROM _ndcg_estimated AS e CROSS JOIN _ndcg_check AS k
 )
@@ -378,7 +381,7 @@ _ndcg_ranked AS (
     FROM _ndcg_ranking
 ),{bias}
 _ndcg_clicked AS (
-    SELECT l._s, l._q, l._d, l._pos, {propensity} AS _p, {listed} AS _listed,
+    SELECT l._s AS _s, l._q AS _q, l._d AS _d, l._pos AS _pos, {propensity} AS _p, {listed} AS _listed,
            CASE WHEN r._hit = 1 THEN r._rank END AS _rank
     FROM _ndcg_logged AS l{bias_join}
     LEFT JOIN _ndcg_ranked AS r ON r._q = l._q AND r._d = l._d
@@ -429,7 +432,7 @@ _ndcg_search_sums AS (
 ),
 _ndcg_ranked_queries AS (SELECT _q, MAX(1) AS _hit FROM _ndcg_ranking GROUP BY _q),
 _ndcg_per_search AS (
-    SELECT s._s, s._q, CASE WHEN c._hit = 1 THEN c._dcg END AS _dcg,
+    SELECT s._s AS _s, s._q AS _q, CASE WHEN c._hit = 1 THEN c._dcg END AS _dcg,
            CASE WHEN c._hit = 1 THEN c._idcg END AS _idcg,
            CASE WHEN c._hit = 1 THEN c._max_w END AS _max_w,
            CASE WHEN rq._hit = 1 THEN 0 ELSE 1 END AS _unranked
@@ -438,13 +441,13 @@ _ndcg_per_search AS (
     LEFT JOIN _ndcg_ranked_queries AS rq ON rq._q = s._q
 ),
 _ndcg_queries AS (
-    SELECT COUNT(*) AS _queries, SUM(_unranked) AS _unranked_queries
-    FROM (SELECT _q, MAX(_unranked) AS _unranked FROM _ndcg_per_search GROUP BY _q) AS g
+    SELECT COUNT(*) AS _queries, SUM(_query_unranked) AS _unranked_queries
+    FROM (SELECT _q, MAX(_unranked) AS _query_unranked FROM _ndcg_per_search GROUP BY _q) AS g
 ),
 _ndcg_scored AS (
     SELECT _q, 0 AS _all, COUNT(*) AS _searches, COUNT(_idcg) AS _clicked,
-           AVG(COALESCE(_dcg, 0)) AS _dcg, AVG(_dcg / NULLIF(_idcg, 0)) AS _ndcg,
-           MAX(_max_w) AS _max_w, MAX(_unranked) AS _unranked
+           AVG(COALESCE(_dcg, 0)) AS _mean_dcg, AVG(_dcg / NULLIF(_idcg, 0)) AS _mean_ndcg,
+           MAX(_max_w) AS _top_w, MAX(_unranked) AS _not_ranked
     FROM _ndcg_per_search GROUP BY _q
     UNION ALL
     SELECT NULL, 1, COUNT(*), COUNT(_idcg), AVG(COALESCE(_dcg, 0)), AVG(_dcg / NULLIF(_idcg, 0)),
@@ -453,10 +456,10 @@ _ndcg_scored AS (
 )
 SELECT x._q AS "query_id", CAST(x._searches AS BIGINT) AS "searches",
        CAST(x._clicked AS BIGINT) AS "clicked",
-       CASE WHEN k._ok = 1 THEN x._dcg END AS "ips_dcg",
-       CASE WHEN k._ok = 1 THEN x._ndcg END AS "ips_ndcg",
-       CASE WHEN k._ok = 1 THEN x._max_w END AS "max_weight",
-       CASE WHEN x._all = 0 AND x._unranked > 0
+       CASE WHEN k._ok = 1 THEN x._mean_dcg END AS "ips_dcg",
+       CASE WHEN k._ok = 1 THEN x._mean_ndcg END AS "ips_ndcg",
+       CASE WHEN k._ok = 1 THEN x._top_w END AS "max_weight",
+       CASE WHEN x._all = 0 AND x._not_ranked > 0
                 THEN 'the new ranking has no row for this query: it scores 0'
             WHEN x._all = 1 AND n._unranked_queries > 0
                 THEN CAST(n._unranked_queries AS TEXT) || ' of the ' || CAST(n._queries AS TEXT)
@@ -562,7 +565,9 @@ def ips_ndcg_to_sql(
     text = _IPS_NDCG.format(
         bias="" if power else _BIAS,
         bias_join="" if power else "\n    LEFT JOIN _ndcg_bias AS b ON b._pos = l._pos",
-        propensity="POWER(l._pos, -__eta)" if power else "CASE WHEN b._hit = 1 THEN b._prop END",
+        # a position below 1 has no power (PostgreSQL raises): the check names it
+        propensity=("CASE WHEN l._pos >= 1 THEN POWER(l._pos, -__eta) END" if power
+                    else "CASE WHEN b._hit = 1 THEN b._prop END"),
         listed="1" if power else "CASE WHEN b._hit = 1 THEN 1 ELSE 0 END",
         bias_counts="SELECT 0 AS _bad_prop, 0 AS _bias_twice" if power else _BIAS_COUNTS,
         check=_check(checks, "_ndcg_log_counts CROSS JOIN _ndcg_twice CROSS JOIN "
@@ -605,6 +610,12 @@ def _shown(table: exp.Table) -> str:
                                      table.this) if p)
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> exp.Expression:
+    """Our statement's tree (parsing is most of a call's time; the text holds no user input)."""
+    return sqlglot.parse_one(text, read="duckdb")
+
+
 def _render(
     dialect: str,
     text: str,
@@ -617,7 +628,7 @@ def _render(
     """``text`` (ours, DuckDB's dialect) parsed, each placeholder replaced by its node, each
     ``_ndcg_raise(cond, 'key', detail)`` by the dialect's raiser of message ``key`` (its head,
     the detail as text, its tail), printed for ``dialect``."""
-    tree = sqlglot.parse_one(text, read="duckdb")
+    tree = _parsed(text).copy()
 
     def replace(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Column) and not node.table and node.name in columns:
