@@ -4,8 +4,7 @@ equal to obp 0.5.7's numbers on the Open Bandit Dataset sample and on its synthe
 (tests/fixtures/clicks/obp_*.csv, recorded offline by make_obp_fixtures.py and
 make_obp_slate_fixtures.py), to the hand-computed numbers of tests/clicks/ (restated below), and
 to the DuckDB macros (numbers to 1e-12, counts and warnings exactly); each bad input an engine
-error. Spark is not run here: a Spark statement costs seconds, and the portable layer's Spark
-grammar is covered by test_clicks_portable's Spark test."""
+error. Spark runs one statement (test_spark): a Spark statement costs seconds."""
 
 from __future__ import annotations
 
@@ -202,7 +201,6 @@ def slate_calls(table: str) -> Iterator[tuple[str, str, dict]]:
 NDCG_CALLS = [  # (macro options, portable options, logs, ranking)
     ("", {}, "hand_clicks", "hand_run"),
     (", k := 1", {"k": 1}, "hand_clicks", "hand_run"),
-    (", k := 5", {"k": 5}, "first_pages", "pbm_run"),
     (", k := 3, eta := 0.5", {"k": 3, "eta": 0.5}, "first_pages", "pbm_run"),
     (", propensity := 'pbm_exam'", {"propensity": "pbm_exam"}, "first_pages", "pbm_run"),
 ]
@@ -226,10 +224,12 @@ def check_ips(engine: Engine, macros: duckdb.DuckDBPyConnection) -> None:
             assert estimates == pytest.approx(HAND_IPS[kwargs["estimator"]], abs=1e-15)
 
 
-def check_slates(engine: Engine, macros: duckdb.DuckDBPyConnection) -> None:
+def check_slates(
+    engine: Engine, macros: duckdb.DuckDBPyConnection, tables: tuple[str, ...]
+) -> None:
     """Each of obp's six slate estimators, per position and overall, and the hand example."""
     obp = {r["position"] or None: r for r in read("obp_slate_estimates.csv")}
-    for table in ("obp_slates", "hand_slates"):
+    for table in tables:
         for estimator, sql, kwargs in slate_calls(table):
             got = engine.run(slate_estimate_to_sql(engine.dialect, **kwargs))
             same(got, macro(macros, sql))
@@ -257,7 +257,7 @@ def test_equal_obp_the_hand_numbers_and_the_macros(
 ) -> None:
     load(engine, *TABLES)
     check_ips(engine, macros)
-    check_slates(engine, macros)
+    check_slates(engine, macros, ("obp_slates",))  # the hand slates: on DuckDB (test_duckdb)
     check_ndcg(engine, macros)
 
 
@@ -266,7 +266,7 @@ def test_duckdb(macros: duckdb.DuckDBPyConnection) -> None:
     """On DuckDB itself (every supported version): the same cases, and a policy per query."""
     engine = Engine("duckdb", lambda sql: macros.execute(sql).fetchall())
     check_ips(engine, macros)
-    check_slates(engine, macros)
+    check_slates(engine, macros, ("obp_slates", "hand_slates"))
     check_ndcg(engine, macros)
     macros.execute("CREATE OR REPLACE TABLE q_logs AS SELECT *, CASE WHEN position = 1 THEN 'q1' "
                    "ELSE 'q2' END AS query_id FROM hand_logs")
@@ -278,6 +278,25 @@ def test_duckdb(macros: duckdb.DuckDBPyConnection) -> None:
     same(got, macros.execute("SELECT * FROM ips_estimate('q_logs', 'q_policy', estimator := "
                              "'snips', query_col := 'query_id')").fetchall())
     assert [r[4] for r in got] == pytest.approx(HAND_IPS["snips"], abs=1e-15)
+
+
+def test_spark(spark_engine: Engine, macros: duckdb.DuckDBPyConnection) -> None:
+    """One statement (a Spark statement costs seconds here; the session is the one the other
+    portable tests start): SNRIPS on obp's slate log (LAG, the per-position normaliser), against
+    obp and the macro."""
+    from pyspark.sql import SparkSession
+
+    types = {"BIGINT": "BIGINT", "DOUBLE": "DOUBLE", "TEXT": "STRING"}
+    columns, rows = TABLES["obp_slates"]
+    SparkSession.getActiveSession().createDataFrame(
+        rows, ", ".join(f"`{c}` {types[t]}" for c, t in columns)
+    ).createOrReplaceTempView("obp_slates")
+    estimator, sql, kwargs = list(slate_calls("obp_slates"))[-1]
+    got = spark_engine.run(slate_estimate_to_sql("spark", **kwargs))
+    same(got, macro(macros, sql))
+    obp = {r["position"] or None: r for r in read("obp_slate_estimates.csv")}
+    assert max(abs(r[5] - float(obp[p][estimator])) for r, p in zip(got, ("1", "2", "3", None))) \
+        < TOLERANCE
 
 
 def test_bigquery_round_trip(macros: duckdb.DuckDBPyConnection) -> None:
