@@ -78,7 +78,8 @@ L3 = 1 / math.log2(3)
 HAND_NDCG = {10: [(4 + L3) / 3, 0.75, 2.0, 1.0, (6 + L3) / 4, 2.5 / 3],
              1: [1.0, 0.5, 2.0, 1.0, 5 / 4, 2 / 3]}
 
-# the seeded click log's first 100 pages, ranked anew by PyClick's PBM grade (a fixture)
+# the seeded click log's first 100 pages (named ips_pages: the engines are shared with
+# test_clicks_portable, whose first_pages they are), ranked anew by PyClick's PBM grade
 FIRST_PAGES = [r for r in typed(read("log.csv"), CLICK_COLUMNS) if r[0] < "s0100"]
 _GRADES = defaultdict(list)
 for _r in read("pyclick_first_pages.csv"):
@@ -96,7 +97,7 @@ TABLES = {  # name: (columns, rows)
     "hand_slates": ([c for c in SLATE_COLUMNS], HAND_SLATES),
     "hand_clicks": (CLICK_COLUMNS, HAND_CLICKS),
     "hand_run": (RUN_COLUMNS, HAND_RUN),
-    "first_pages": (CLICK_COLUMNS, FIRST_PAGES),
+    "ips_pages": (CLICK_COLUMNS, FIRST_PAGES),
     "pbm_run": (RUN_COLUMNS, PBM_RUN),
     "pbm_exam": ([("position", "BIGINT"), ("propensity", "DOUBLE")], EXAM),
 }
@@ -201,8 +202,8 @@ def slate_calls(table: str) -> Iterator[tuple[str, str, dict]]:
 NDCG_CALLS = [  # (macro options, portable options, logs, ranking)
     ("", {}, "hand_clicks", "hand_run"),
     (", k := 1", {"k": 1}, "hand_clicks", "hand_run"),
-    (", k := 3, eta := 0.5", {"k": 3, "eta": 0.5}, "first_pages", "pbm_run"),
-    (", propensity := 'pbm_exam'", {"propensity": "pbm_exam"}, "first_pages", "pbm_run"),
+    (", k := 3, eta := 0.5", {"k": 3, "eta": 0.5}, "ips_pages", "pbm_run"),
+    (", propensity := 'pbm_exam'", {"propensity": "pbm_exam"}, "ips_pages", "pbm_run"),
 ]
 
 
