@@ -1596,6 +1596,8 @@ def _ips_sql(args: argparse.Namespace) -> None:
     if unused:
         raise UsageError(f"{', '.join(unused)}: not with --dialect (it prints SQL for tables of "
                          "that engine)")
+    if args.estimator == "clipped" and args.clip is None:
+        raise UsageError("--estimator clipped needs --clip <the largest weight, a number > 0>")
     from duckdb_ndcg.portable import ips_estimate_to_sql  # sqlglot: 0.7 s, only here
 
     options = {p.name: getattr(args, p.name) for p in MACROS["ips_estimate"].params[2:]

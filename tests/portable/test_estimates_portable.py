@@ -489,6 +489,7 @@ def test_cli_prints_the_sql(
         (["--dialect", "spark", "--ci", "bootstrap"], "--ci bootstrap has no portable SQL"),
         (["--dialect", "spark", "--output", "x.csv"], "--output: not with --dialect"),
         (["--pretty"], "--pretty: only with --dialect"),
+        (["--dialect", "spark", "--estimator", "clipped"], "--estimator clipped needs --clip"),
     ):
         assert cli.main(["ips", "obd_random_all", "obd_bts_policy", *argv]) == cli.USAGE
         assert words in capsys.readouterr().err
