@@ -92,7 +92,8 @@ _ndcg_sums AS (
            SUM(_u * _u) AS _sum_w2, MAX(_u) AS _max_w
     FROM _ndcg_used GROUP BY _p
     UNION ALL
-    SELECT NULL, 1, COUNT(*), SUM(CASE WHEN _w > 0 THEN 1 ELSE 0 END), AVG(CAST(_click AS DOUBLE)),
+    SELECT NULL, 1, COUNT(*), COALESCE(SUM(CASE WHEN _w > 0 THEN 1 ELSE 0 END), 0),
+           AVG(CAST(_click AS DOUBLE)),
            SUM(_click * _u), SUM(_u), SUM(_u * _u), MAX(_u)
     FROM _ndcg_used
 ),

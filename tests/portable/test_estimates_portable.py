@@ -279,6 +279,13 @@ def test_duckdb(macros: duckdb.DuckDBPyConnection) -> None:
     same(got, macros.execute("SELECT * FROM ips_estimate('q_logs', 'q_policy', estimator := "
                              "'snips', query_col := 'query_id')").fetchall())
     assert [r[4] for r in got] == pytest.approx(HAND_IPS["snips"], abs=1e-15)
+    # an empty log: the overall row alone, with the macro's warning
+    macros.execute("CREATE OR REPLACE TABLE empty_logs AS FROM hand_logs LIMIT 0")
+    got = macros.execute(ips_estimate_to_sql("duckdb", logs="empty_logs",
+                                             policy="hand_policy")).fetchall()
+    assert got == macros.execute("SELECT * FROM ips_estimate('empty_logs', 'hand_policy')"
+                                 ).fetchall()
+    assert got[0][-1] == "the new policy covers none of the 0 logged rows"
 
 
 def test_spark(spark_engine: Engine, macros: duckdb.DuckDBPyConnection) -> None:
