@@ -10,7 +10,9 @@ count(DISTINCT (a, b)) (grouped sums and UNION ALL instead); a LEFT JOIN's match
 marker column (ClickHouse fills an unmatched row with 0, not NULL); LAG is read only past a
 slate's first row (ClickHouse's LAG gives 0 there); a division by a value that may be 0 goes
 through NULLIF (PostgreSQL raises); log2(x) is LN(x) / LN(2) (PostgreSQL's two-argument LOG is
-numeric). Not written: ``ci := 'bootstrap'``, whose resamples are drawn from DuckDB's hash().
+numeric). An error's message is the macro's, with the offending count or position (on
+ClickHouse, whose throwIf takes a constant text, N in its place). Not written:
+``ci := 'bootstrap'``, whose resamples are drawn from DuckDB's hash().
 """
 
 from __future__ import annotations
@@ -611,6 +613,11 @@ def _shown(table: exp.Table) -> str:
                                      table.this) if p)
 
 
+# ClickHouse's throwIf takes a constant message (its raiser keeps a message's text up to the first
+# value): there the whole sentence, with N for the count, rather than the words before it
+_CONSTANT_MESSAGES = ("clickhouse",)
+
+
 @functools.lru_cache(maxsize=64)
 def _parsed(text: str) -> exp.Expression:
     """Our statement's tree (parsing is most of a call's time; the text holds no user input)."""
@@ -649,6 +656,8 @@ def _render(
             shown = exp.Coalesce(this=cast(detail, "TEXT"), expressions=[string("NULL")])
             message = exp.DPipe(this=string(head), safe=True, expression=exp.DPipe(
                 this=shown, expression=string(tail), safe=True))
+            if dialect in _CONSTANT_MESSAGES:  # the whole sentence, N for the count
+                message = string(f"{head}N{tail}")
             return _dialects.raiser(dialect, cond, message, "BIGINT")
         return node
 
