@@ -4,7 +4,8 @@ equal to obp 0.5.7's numbers on the Open Bandit Dataset sample and on its synthe
 (tests/fixtures/clicks/obp_*.csv, recorded offline by make_obp_fixtures.py and
 make_obp_slate_fixtures.py), to the hand-computed numbers of tests/clicks/ (restated below), and
 to the DuckDB macros (numbers to 1e-12, counts and warnings exactly); each bad input an engine
-error. Spark runs one statement (test_spark): a Spark statement costs seconds."""
+error. Spark is not run here: a Spark statement costs 4-15 s on the test machine (SNRIPS on obp's
+slate log: 6 s in a warm session, 15 s cold), most of this module's budget."""
 
 from __future__ import annotations
 
@@ -267,7 +268,7 @@ def test_duckdb(macros: duckdb.DuckDBPyConnection) -> None:
     """On DuckDB itself (every supported version): the same cases, and a policy per query."""
     engine = Engine("duckdb", lambda sql: macros.execute(sql).fetchall())
     check_ips(engine, macros)
-    check_slates(engine, macros, ("obp_slates", "hand_slates"))
+    check_slates(engine, macros, ("hand_slates",))  # obp's: on the other engines and BigQuery
     check_ndcg(engine, macros)
     macros.execute("CREATE OR REPLACE TABLE q_logs AS SELECT *, CASE WHEN position = 1 THEN 'q1' "
                    "ELSE 'q2' END AS query_id FROM hand_logs")
@@ -286,25 +287,6 @@ def test_duckdb(macros: duckdb.DuckDBPyConnection) -> None:
     assert got == macros.execute("SELECT * FROM ips_estimate('empty_logs', 'hand_policy')"
                                  ).fetchall()
     assert got[0][-1] == "the new policy covers none of the 0 logged rows"
-
-
-def test_spark(spark_engine: Engine, macros: duckdb.DuckDBPyConnection) -> None:
-    """One statement (a Spark statement costs seconds here; the session is the one the other
-    portable tests start): SNRIPS on obp's slate log (LAG, the per-position normaliser), against
-    obp and the macro."""
-    from pyspark.sql import SparkSession
-
-    types = {"BIGINT": "BIGINT", "DOUBLE": "DOUBLE", "TEXT": "STRING"}
-    columns, rows = TABLES["obp_slates"]
-    SparkSession.getActiveSession().createDataFrame(
-        rows, ", ".join(f"`{c}` {types[t]}" for c, t in columns)
-    ).createOrReplaceTempView("obp_slates")
-    estimator, sql, kwargs = list(slate_calls("obp_slates"))[-1]
-    got = spark_engine.run(slate_estimate_to_sql("spark", **kwargs))
-    same(got, macro(macros, sql))
-    obp = {r["position"] or None: r for r in read("obp_slate_estimates.csv")}
-    assert max(abs(r[5] - float(obp[p][estimator])) for r, p in zip(got, ("1", "2", "3", None))) \
-        < TOLERANCE
 
 
 def test_bigquery_round_trip(macros: duckdb.DuckDBPyConnection) -> None:
