@@ -72,11 +72,13 @@ _ndcg_used AS (
 _ndcg_log_counts AS (
     SELECT SUM(CASE WHEN _p IS NULL THEN 1 ELSE 0 END) AS _null_p,
            SUM(CASE WHEN _pscore > 0 AND _pscore <= 1 THEN 0 ELSE 1 END) AS _bad_pscore,
-           SUM(CASE WHEN _click IS NULL THEN 1 ELSE 0 END) AS _bad_click
+           SUM(CASE WHEN _click IS NULL THEN 1 ELSE 0 END) AS _bad_click,
+           SUM(CASE WHEN _q IS NULL THEN 1 ELSE 0 END) AS _null_q
     FROM _ndcg_logged
 ),
 _ndcg_policy_counts AS (
-    SELECT SUM(CASE WHEN _prob >= 0 AND _prob <= 1 THEN 0 ELSE 1 END) AS _bad_prob
+    SELECT SUM(CASE WHEN _prob >= 0 AND _prob <= 1 THEN 0 ELSE 1 END) AS _bad_prob,
+           SUM(CASE WHEN _q IS NULL THEN 1 ELSE 0 END) AS _policy_null_q
     FROM _ndcg_policy
 ),
 _ndcg_doubled AS (
@@ -193,10 +195,18 @@ def ips_estimate_to_sql(
                          f" for a {query_col}" if query_col else
                          " (a policy per query takes query_col := <its column>)")),
     }
+    checks = list(_IPS_CHECKS)
+    if query_col:  # a NULL query matches no policy row here (the macro matches NULL to NULL)
+        checks[1:1] = [("_null_q > 0", "null_query", "_null_q"),
+                       ("_policy_null_q > 0", "null_policy_query", "_policy_null_q")]
+        messages["null_query"] = ((f"duckdb_ndcg: logs table {logs_name} has NULL in {query_col} "
+                                  "("), " rows)")
+        messages["null_policy_query"] = ((f"duckdb_ndcg: policy table {policy_name} has NULL in "
+                                         f"{query_col} ("), " rows)")
     text = _IPS.format(
         used="LEAST(_w, __clip)" if estimator == "clipped" else "_w",
         query_join=" AND pol._q = l._q" if query_col else "",
-        check=_check(_IPS_CHECKS, "_ndcg_log_counts CROSS JOIN _ndcg_policy_counts "
+        check=_check(checks, "_ndcg_log_counts CROSS JOIN _ndcg_policy_counts "
                      "CROSS JOIN _ndcg_doubled CROSS JOIN _ndcg_over"),
         estimate=_IPS_ESTIMATES[estimator], ess_text=_ESS_TEXT, ess10=_ESS10,
     )

@@ -280,6 +280,12 @@ def test_duckdb(macros: duckdb.DuckDBPyConnection) -> None:
     same(got, macros.execute("SELECT * FROM ips_estimate('q_logs', 'q_policy', estimator := "
                              "'snips', query_col := 'query_id')").fetchall())
     assert [r[4] for r in got] == pytest.approx(HAND_IPS["snips"], abs=1e-15)
+    # a NULL query: an error here (the macro would match it to the policy's NULL query)
+    macros.execute("UPDATE q_logs SET query_id = NULL WHERE item_id = 2")
+    with pytest.raises(duckdb.Error, match=re.escape(
+            "logs table q_logs has NULL in query_id (1 rows)")):
+        macros.execute(ips_estimate_to_sql("duckdb", logs="q_logs", policy="q_policy",
+                                           query_col="query_id"))
     # an empty log: the overall row alone, with the macro's warning
     macros.execute("CREATE OR REPLACE TABLE empty_logs AS FROM hand_logs LIMIT 0")
     got = macros.execute(ips_estimate_to_sql("duckdb", logs="empty_logs",
