@@ -17,7 +17,15 @@ from duckdb_ndcg.estimates import ips_estimate, ips_ndcg, slate_estimate
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.macros import install, register, script
 
-_PORTABLE = ("click_grades_to_sql", "compare_to_sql", "events_to_sql", "to_sql")
+_PORTABLE = (
+    "click_grades_to_sql",
+    "compare_to_sql",
+    "events_to_sql",
+    "ips_estimate_to_sql",
+    "ips_ndcg_to_sql",
+    "slate_estimate_to_sql",
+    "to_sql",
+)
 
 
 def __getattr__(name: str) -> object:
@@ -44,11 +52,14 @@ __all__ = [
     "events_to_sql",
     "install",
     "ips_estimate",
+    "ips_estimate_to_sql",
     "ips_ndcg",
+    "ips_ndcg_to_sql",
     "position_bias",
     "register",
     "script",
     "slate_estimate",
+    "slate_estimate_to_sql",
     "to_sql",
     "verdict",
 ]

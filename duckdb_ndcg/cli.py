@@ -1581,10 +1581,22 @@ Each may be a .parquet/.csv file or a table of --db.""",
     ips.add_argument(
         "--format", choices=_STDOUT_FORMATS, help="with --output -: csv (default) or json"
     )
+    ips.add_argument(
+        "--dialect",
+        help="print the estimate as one statement for this engine (e.g. postgres, spark, "
+        "bigquery, clickhouse) reading the tables LOGS and POLICY there, instead of estimating "
+        "here (the click a number 1/0; no --ci bootstrap)",
+    )
+    ips.add_argument("--pretty", action="store_true", help="with --dialect: indented SQL")
     ips.set_defaults(run=_ips)
 
 
 def _ips(args: argparse.Namespace) -> None:
+    if args.dialect is not None:
+        _ips_sql(args)
+        return
+    if args.pretty:
+        raise UsageError("--pretty: only with --dialect")
     inputs = {Path(text).resolve(): f"{role} file" for text, role in (
         (args.logs, "logs"), (args.policy, "policy")) if Path(text).is_file()}
     if args.db:
@@ -1610,6 +1622,27 @@ def _ips(args: argparse.Namespace) -> None:
     for (warning,) in con.sql("SELECT DISTINCT warning FROM _ndcg_result "
                               "WHERE warning IS NOT NULL").fetchall():
         print(f"duckdb-ndcg ips: warning: {warning}", file=sys.stderr)
+
+
+# the ips flags the portable SQL does not take: the bootstrap's (it draws from DuckDB's hash())
+_IPS_NOT_PORTABLE = ("conf", "resamples", "seed")
+
+
+def _ips_sql(args: argparse.Namespace) -> None:
+    """``ips --dialect D``: ips_estimate_to_sql for the tables LOGS and POLICY of that engine."""
+    unused = [flag for flag, value in (("--output", args.output), ("--format", args.format),
+                                       ("--db", args.db)) if value]
+    if unused:
+        raise UsageError(f"{', '.join(unused)}: not with --dialect (it prints SQL for tables of "
+                         "that engine)")
+    if args.estimator == "clipped" and args.clip is None:
+        raise UsageError("--estimator clipped needs --clip <the largest weight, a number > 0>")
+    from duckdb_ndcg.portable import ips_estimate_to_sql  # sqlglot: 0.7 s, only here
+
+    options = {p.name: getattr(args, p.name) for p in MACROS["ips_estimate"].params[2:]
+               if p.name not in _IPS_NOT_PORTABLE}
+    print(_arguments_only(lambda: ips_estimate_to_sql(
+        args.dialect, logs=args.logs, policy=args.policy, pretty=args.pretty, **options)))
 
 
 def _click_grades_sql(args: argparse.Namespace) -> None:

@@ -297,6 +297,9 @@ PYTHON_API = {
     "ips_estimate": ("ips_estimate",),
     "slate_estimate": ("slate_estimate",),
     "ips_ndcg": ("ips_ndcg",),
+    "ips_estimate_to_sql": ("ips_estimate",),
+    "slate_estimate_to_sql": ("slate_estimate",),
+    "ips_ndcg_to_sql": ("ips_ndcg",),
 }
 
 # --- the portable SQL (duckdb_ndcg.portable): the metrics it writes, the event grades it assumes

@@ -17,6 +17,11 @@ from duckdb_ndcg.portable._clicks import click_grades_to_sql
 from duckdb_ndcg.portable._compare import compare_to_sql
 from duckdb_ndcg.portable._dialects import DIALECTS
 from duckdb_ndcg.portable._dialects import normalize as _normalize
+from duckdb_ndcg.portable._estimates import (
+    ips_estimate_to_sql,
+    ips_ndcg_to_sql,
+    slate_estimate_to_sql,
+)
 from duckdb_ndcg.portable._events import DEFAULT_EVENT_GRADES, events_to_sql
 from duckdb_ndcg.portable._metrics import (
     METRICS,
@@ -39,6 +44,9 @@ __all__ = [
     "column_name",
     "compare_to_sql",
     "events_to_sql",
+    "ips_estimate_to_sql",
+    "ips_ndcg_to_sql",
+    "slate_estimate_to_sql",
     "to_sql",
 ]
 

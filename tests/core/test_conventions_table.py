@@ -365,6 +365,9 @@ _PYTHON_FUNCTIONS = {
     "ips_estimate": duckdb_ndcg.ips_estimate,
     "slate_estimate": duckdb_ndcg.slate_estimate,
     "ips_ndcg": duckdb_ndcg.ips_ndcg,
+    "ips_estimate_to_sql": portable.ips_estimate_to_sql,
+    "slate_estimate_to_sql": portable.slate_estimate_to_sql,
+    "ips_ndcg_to_sql": portable.ips_ndcg_to_sql,
 }
 
 
@@ -513,6 +516,11 @@ _CALLS = {  # each Python entry point with its required arguments (checked befor
     "ips_estimate": lambda **kw: duckdb_ndcg.ips_estimate("l", "p", **kw),
     "slate_estimate": lambda **kw: duckdb_ndcg.slate_estimate("l", **kw),
     "ips_ndcg": lambda **kw: duckdb_ndcg.ips_ndcg("l", "r", **kw),
+    "ips_estimate_to_sql": lambda **kw: portable.ips_estimate_to_sql(
+        "duckdb", logs="l", policy="p", **kw
+    ),
+    "slate_estimate_to_sql": lambda **kw: portable.slate_estimate_to_sql("duckdb", logs="l", **kw),
+    "ips_ndcg_to_sql": lambda **kw: portable.ips_ndcg_to_sql("duckdb", logs="l", ranking="r", **kw),
 }
 
 
