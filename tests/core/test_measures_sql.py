@@ -1,0 +1,189 @@
+"""parse_measures, measures_report and measures_summary in SQL: the measure strings of
+ir_measures, trec_eval and ranx read and scored by persisted macros, without Python.
+
+The SQL reader's rows equal Python's duckdb_ndcg.measures.parse_measures (the spec) on every string
+below; the values equal ir_measures 0.4.3 (its pytrec_eval, msmarco and judged providers) on a
+small fixture with ties, unjudged rows, graded judgments, a query judged but not run and a query
+without relevant rows, to 1e-9; the summaries equal the mean (sum, geometric mean) of ir_measures'
+per-query values."""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+import ir_measures
+import pytest
+
+from duckdb_ndcg.measures import parse_measures, scores
+
+# strings across the three grammars (aliases, cutoff lists, nicknames, parameters, -lN)
+STRINGS = [
+    "nDCG@10", "ndcg@10", "NDCG@5", "nDCG(dcg='exp-log2')@10", "nDCG(judged_only=True)@3",
+    "nDCG(cutoff=7)", "MAP", "AP@100", "AP(rel=2)", "MRR@10", "RR(rel=2)@5", "P(rel=2)@5",
+    "P(rel=2,judged_only=True)@2", "Precision@3", "Recall@20", "RPrec", "Bpref(rel=2)",
+    "Judged@10", "Success@5", "RBP(p=0.9, rel=1)", "RBP(rel=2,p=0.5)@10", "IPrec@0.5", "IPrec@1",
+    "SetP", "SetR", "SetF(beta=1)", "SetAP", "SetRelP", "infAP(rel=2)", "NumQ", "NumRet",
+    "NumRelRet", "NumRet(rel=2)", "ndcg_cut.5,10", "ndcg_cut_10", "ndcg_cut.23.4", "P.10,5",
+    "P_5", "P", "recall.20,2000", "gm_map", "gm_bpref", "recip_rank", "set_F", "set_relative_P",
+    "num_rel_ret", "num_nonrel_judged_ret", "success", "iprec_at_recall.0.1,0.5", "official",
+    "all_trec", "precision@5-l2", "precision", "mrr@10", "hit_rate@5", "r-precision", "f1-l2",
+    "ndcg_burges@10", "ndcg@10-l2", "nDCG@10 MAP AP",
+]
+GRAMMARS = [("ndcg", "trec_eval"), ("ndcg", "ranx"), ("recall", "ranx"), ("bpref", "trec_eval")]
+COLUMNS = ("measure", "metric", "k", "threshold", "gain", "p", "recall", "rounding",
+           "judged_only", "min_grade", "full_ideal", "summary")
+
+
+def _python_rows(text: str, grammar: str | None) -> list[tuple]:
+    rows = []
+    for m in parse_measures(text, grammar):
+        options = dict(m.options)
+        rows.append((m.name, m.metric, options.get("k"), options.get("threshold"),
+                     options.get("gain"), options.get("p"), options.get("recall"),
+                     options.get("rounding"), m.judged_only, m.min_grade,
+                     options.get("full_ideal"), m.summary))
+    return rows
+
+
+def _sql_rows(con: duckdb.DuckDBPyConnection, text: str, grammar: str | None) -> list[tuple]:
+    return con.execute(f"SELECT {', '.join(COLUMNS)} FROM parse_measures($1, grammar := $2) "
+                       "ORDER BY position", [text, grammar]).fetchall()
+
+
+def test_sql_reads_as_python(con, check_cases) -> None:
+    def same(text: str, grammar: str | None):
+        return lambda: _equal(_sql_rows(con, text, grammar), _python_rows(text, grammar))
+
+    cases = [(t, None) for t in STRINGS] + GRAMMARS
+    assert len(cases) >= 60
+    check_cases((f"{t} [{g}]", same(t, g)) for t, g in cases)
+
+
+def _equal(got: object, expected: object) -> None:
+    assert got == expected
+
+
+BAD = [  # string, words the one-line error must hold
+    ("nDCG@0", ["'nDCG@0'", "cutoff"]),
+    ("nDCG@ten", ["'nDCG@ten'", "'ten'"]),
+    ("P(foo=1)@5", ["'P(foo=1)@5'", "does not take foo"]),
+    ("Bpref@5", ["'Bpref@5'", "takes no @cutoff"]),
+    ("nDGC@10", ["unknown measure 'nDGC@10'", "closest: nDCG"]),
+    ("ndcg_cut.0", ["'ndcg_cut.0'", "cutoff"]),
+    ("map.5", ["'map.5'", "takes no parameters"]),
+    ("ndcg", ["ambiguous", "ranx: nDCG(full_ideal=False)"]),
+    ("ERR@10", ["'ERR@10'", "not computed"]),
+    ("precision@5-l2.5", ["-l must be a whole grade"]),
+    ("P(rel='x')@5", ["rel must be a whole number"]),
+    ("nDCG(gains={0:0,1:1})@10", ["gains", "not in SQL"]),
+    ("nDCG@10 bogus", ["unknown measure 'bogus'"]),
+    ("", ["at least one"]),
+]
+
+
+def test_bad_strings_one_line(con, check_cases) -> None:
+    def bad(text: str, words: list[str]):
+        def check() -> None:
+            with pytest.raises(duckdb.Error) as raised:
+                con.execute("SELECT * FROM parse_measures($1)", [text]).fetchall()
+            message = str(raised.value)
+            assert "\n" not in message.split("Error: ", 1)[1], message
+            for word in words:
+                assert word in message, message
+        return check
+
+    check_cases((text or "empty", bad(text, words)) for text, words in BAD)
+
+
+# the fixture of tests/core/test_measures.py: ties (b, u; a, d), unjudged rows (u, v, k, w), graded
+# judgments, a query judged but not run (q4) and one without relevant rows (q3)
+QRELS = {
+    "q1": {"a": 3, "b": 0, "c": 1, "d": 2, "e": 1},
+    "q2": {"a": 0, "x": 2},
+    "q3": {"z": 0, "y": 0},
+    "q4": {"m": 1},
+}
+RUN = {
+    "q1": {"a": 0.5, "b": 0.9, "u": 0.9, "c": 0.1, "d": 0.5, "v": 0.3},
+    "q2": {"a": 1.0, "k": 2.0, "x": 0.2},
+    "q3": {"z": 1.0, "w": 0.5},
+}
+# measure -> the ir_measures provider that computes it as trec_eval does (RR@k: msmarco's, since
+# pytrec_eval ignores RR's cutoff; Judged: the judged provider's)
+VALUES = {
+    "nDCG@3": "pytrec_eval", "nDCG": "pytrec_eval", "nDCG(dcg='exp-log2')@2": "pytrec_eval",
+    "P@2": "pytrec_eval", "P(rel=2)@3": "pytrec_eval", "R@3": "pytrec_eval",
+    "AP": "pytrec_eval", "AP@3": "pytrec_eval", "RR": "pytrec_eval", "RR@1": "msmarco",
+    "Rprec": "pytrec_eval", "Bpref": "pytrec_eval", "Judged@3": "judged",
+    "Success@2": "pytrec_eval", "IPrec@0.5": "pytrec_eval", "IPrec@1.0": "pytrec_eval",
+    "SetP": "pytrec_eval", "SetR": "pytrec_eval", "SetF": "pytrec_eval",
+    "NumRet": "pytrec_eval", "NumRelRet": "pytrec_eval", "NumRel": "pytrec_eval",
+    "AP(judged_only=True)": "pytrec_eval", "nDCG(judged_only=True)@3": "pytrec_eval",
+    "P(rel=2,judged_only=True)@2": "pytrec_eval", "SetAP": "pytrec_eval",
+    "SetRelP": "pytrec_eval", "infAP": "pytrec_eval",
+}
+
+
+@pytest.fixture(scope="module")
+def ir_values() -> dict[tuple[str, str], float]:
+    """ir_measures' per-query value of each measure of VALUES: {(query, repr): value}."""
+    theirs = {}
+    for provider in set(VALUES.values()):
+        asked = [ir_measures.parse_measure(t) for t, p in VALUES.items() if p == provider]
+        for result in ir_measures.providers.registry[provider].iter_calc(asked, QRELS, RUN):
+            theirs[result.query_id, repr(result.measure)] = result.value
+    return theirs
+
+
+def _judged(con: duckdb.DuckDBPyConnection) -> None:
+    """The judged run of QRELS and RUN (rnk = -score): one row per (query, item)."""
+    con.execute("CREATE TABLE judged(query_id VARCHAR, item_id VARCHAR, rel DOUBLE, rnk DOUBLE)")
+    rows = []
+    for q in sorted(set(QRELS) | set(RUN)):
+        for item in sorted(set(QRELS.get(q, {})) | set(RUN.get(q, {}))):
+            score = RUN.get(q, {}).get(item)
+            rows.append((q, item, QRELS.get(q, {}).get(item), None if score is None else -score))
+    con.executemany("INSERT INTO judged VALUES (?, ?, ?, ?)", rows)
+
+
+def test_values_match_ir_measures(con, ir_values, check_cases) -> None:
+    _judged(con)
+    text = " ".join(VALUES)
+    labels = [r[0] for r in con.execute("SELECT measure FROM parse_measures($1) ORDER BY position",
+                                        [text]).fetchall()]
+    mine = {(q, m): v for q, m, v in con.execute(
+        "SELECT * FROM measures_report('judged', $1)", [text]).fetchall()}
+    summary = {m: (v, n) for m, v, n in con.execute(
+        "SELECT * FROM measures_summary('judged', $1)", [text]).fetchall()}
+    # the same numbers as the Python path (duckdb-ndcg trec, evaluate(measures=...))
+    python = {(q, m): v for q, m, v in scores(con, "judged", text).fetchall()}
+    assert {q for q, _ in mine} == set(QRELS) | set(RUN)
+
+    def same(text: str, label: str):
+        def check() -> None:
+            # ir_measures scores a query judged but not run 0 on every measure, NumRel too
+            # (trec_eval -c counts its relevant rows): compared on the queries run
+            theirs = {q: v for (q, m), v in ir_values.items()
+                      if m == repr(ir_measures.parse_measure(text)) and q in RUN}
+            assert len(theirs) == 3
+            for q, value in theirs.items():
+                assert mine[q, label] == pytest.approx(value, abs=1e-9), q
+            for q in set(QRELS) | set(RUN):
+                assert mine[q, label] == pytest.approx(python[q, label], abs=1e-12), q
+            values = [mine[q, label] for q in sorted(set(QRELS) | set(RUN))]
+            expected = sum(values) if label.startswith("Num") else sum(values) / len(values)
+            assert summary[label] == (pytest.approx(expected, abs=1e-12), 4)
+        return check
+
+    check_cases((text, same(text, label)) for text, label in zip(VALUES, labels))
+
+
+def test_gm_map_is_a_geometric_mean(con) -> None:
+    """trec_eval gm_map: exp(mean(ln(max(AP, 1e-5)))) over the queries, from ir_measures' AP."""
+    _judged(con)
+    ap = {r.query_id: r.value for r in ir_measures.iter_calc([ir_measures.AP], QRELS, RUN)}
+    ap["q4"] = 0.0  # judged, not run
+    expected = math.exp(sum(math.log(max(v, 1e-5)) for v in ap.values()) / len(ap))
+    (value,) = con.execute("SELECT value FROM measures_summary('judged', 'gm_map')").fetchone()
+    assert value == pytest.approx(expected, abs=1e-12)
