@@ -10,6 +10,7 @@ per-query values."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import duckdb
 import ir_measures
@@ -187,3 +188,42 @@ def test_gm_map_is_a_geometric_mean(con) -> None:
     expected = math.exp(sum(math.log(max(v, 1e-5)) for v in ap.values()) / len(ap))
     (value,) = con.execute("SELECT value FROM measures_summary('judged', 'gm_map')").fetchone()
     assert value == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.versions
+def test_readme_recipe(con) -> None:
+    """The README's SQL recipe ("Measures by name in SQL") prints what its comments say, and
+    those are hand-computed: q1 ranks a (2), b (0), c (unjudged); d (1) is judged, not returned.
+    nDCG@10 = 2 / (2 + 1 / log2(3)); P(rel=2)@5 = 1 / 5; RR = 1. q2 ranks x (1), y (0): nDCG 1,
+    P(rel=2)@5 0, RR 1. AP: q1 1 / 2 (d not returned), q2 1, so gm_map = sqrt(1 / 2)."""
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    section = text[text.index("### Measures by name in SQL"):]
+    sql = section[section.index("```sql\n") + 7:section.index("```\n", section.index("```sql"))]
+    blocks: list[list[str]] = []  # [statement, the comment lines after it ...]
+    for line in sql.splitlines():
+        if line.startswith("-- "):
+            blocks[-1].append(line[3:])
+        elif blocks and not blocks[-1][0].endswith(";"):
+            blocks[-1][0] += "\n" + line
+        else:
+            blocks.append([line])
+    shown = []
+    for statement, *comments in blocks:
+        if not statement.startswith("SELECT"):
+            con.execute(statement)
+            continue
+        rows = con.execute(statement).fetchall()
+        assert [" | ".join(str(v) for v in row) for row in rows] == [
+            " | ".join(part.strip() for part in line.split("|")) for line in comments]
+        shown.append(rows)
+    ndcg_q1 = 2 / (2 + 1 / math.log2(3))
+    assert shown[0] == [("q1", "P(rel=2)@5", 0.2), ("q1", "RR", 1.0),
+                        ("q1", "nDCG@10", pytest.approx(ndcg_q1, abs=1e-15)),
+                        ("q2", "P(rel=2)@5", 0.0), ("q2", "RR", 1.0), ("q2", "nDCG@10", 1.0)]
+    assert shown[1] == [("nDCG@10", pytest.approx((ndcg_q1 + 1) / 2, abs=1e-15), 2),
+                        ("GM_AP", pytest.approx(math.sqrt(0.5), abs=1e-15), 2),
+                        ("NumRet(rel=1)", 2.0, 2)]
+    parsed = con.execute("SELECT measure, metric, k, threshold FROM parse_measures("
+                         "'MAP ndcg_cut.5,10 precision@5-l2') ORDER BY position").fetchall()
+    assert parsed == [("AP", "average_precision", None, None), ("nDCG@5", "ndcg", 5, None),
+                      ("nDCG@10", "ndcg", 10, None), ("P(rel=2)@5", "precision_at_k", 5, 2)]
