@@ -227,3 +227,9 @@ def test_readme_recipe(con) -> None:
                          "'MAP ndcg_cut.5,10 precision@5-l2') ORDER BY position").fetchall()
     assert parsed == [("AP", "average_precision", None, None), ("nDCG@5", "ndcg", 5, None),
                       ("nDCG@10", "ndcg", 10, None), ("P(rel=2)@5", "precision_at_k", 5, 2)]
+    # RR(rel=2): q1's a (grade 2) first, q2 has no grade 2; NumRet: 3 + 2 rows returned
+    assert con.execute("SELECT * FROM measures_report('judged_run', 'RR(rel=2)') "
+                       "ORDER BY query_id").fetchall() == [("q1", "RR(rel=2)", 1.0),
+                                                          ("q2", "RR(rel=2)", 0.0)]
+    assert con.execute("SELECT * FROM measures_summary('judged_run', 'NumRet')").fetchall() == [
+        ("NumRet", 5.0, 2)]
