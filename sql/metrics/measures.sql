@@ -30,6 +30,22 @@ _ndcg_judged AS (
            COLUMNS(lambda c: c = rnk_col) AS _rnk
     FROM query_table(tbl)
 ),
+_ndcg_checks AS (
+    -- the input rules of run_report: rel and rnk numbers, no NULL query
+    SELECT CASE
+               WHEN NOT _ndcg_is_number_type(coalesce(
+                        (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
+                        'NULL')) THEN
+                   error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
+               WHEN NOT _ndcg_is_number_type(coalesce(
+                        (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
+                        'NULL')) THEN
+                   error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
+               WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
+                   error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
+           END AS _failed
+    FROM _ndcg_judged
+),
 _ndcg_rows AS (
     -- each row once per measure, its grade and rank as the measure reads them
     SELECT _q, _i, w.position, w.measure, w.metric, w.k, coalesce(w.threshold, 1) AS t,
@@ -37,8 +53,9 @@ _ndcg_rows AS (
            coalesce(w.recall, 0.0) AS recall, coalesce(w.rounding, 'trec_eval_9') AS rounding,
            coalesce(w.full_ideal, false) AS full_ideal, r,
            CASE WHEN w.judged_only AND r IS NULL THEN NULL ELSE _rnk END AS n
-    FROM _ndcg_judged CROSS JOIN _ndcg_wanted AS w,
+    FROM _ndcg_judged CROSS JOIN _ndcg_wanted AS w CROSS JOIN _ndcg_checks,
          LATERAL (SELECT CASE WHEN w.min_grade IS NULL OR _rel >= w.min_grade THEN _rel END AS r)
+    WHERE _failed IS NULL
 )
 SELECT _q AS query_id, measure, (CASE metric
     WHEN 'ndcg' THEN ndcg(r, n, k := k, gain := gain, ties := 'key', tie_key := _i,
