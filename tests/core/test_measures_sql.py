@@ -9,13 +9,16 @@ per-query values."""
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
 from pathlib import Path
 
 import duckdb
 import ir_measures
 import pytest
 
+import duckdb_ndcg
 from duckdb_ndcg.measures import parse_measures, scores
 
 # strings across the three grammars (aliases, cutoff lists, nicknames, parameters, -lN)
@@ -258,3 +261,33 @@ def test_bad_table_one_line(con) -> None:
                 "t(query_id, item_id, rel, rnk)")
     with pytest.raises(duckdb.Error, match="duckdb_ndcg: rel of texts must be a number"):
         con.execute("SELECT * FROM measures_report('texts', 'P@5')").fetchall()
+
+
+@pytest.fixture(scope="module")
+def persisted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database file holding the macros and the README's judged run (made once: installing the
+    macros costs about a second)."""
+    path = tmp_path_factory.mktemp("measures") / "measures.duckdb"
+    duckdb_ndcg.install(path)
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE judged_run AS SELECT * FROM (VALUES ('q1', 'a', 2, 1), "
+                    "('q1', 'b', 0, 2), ('q1', 'c', NULL, 3), ('q1', 'd', 1, NULL), "
+                    "('q2', 'x', 1, 1), ('q2', 'y', 0, 2)) t(query_id, item_id, rel, rnk)")
+    return path
+
+
+def test_in_the_cli(duckdb_cli: Path, persisted: Path) -> None:
+    """The persisted macros in the DuckDB 1.4 and 1.5 CLIs (no Python there): measures_summary on
+    the README's judged run, hand-computed there (test_readme_recipe's docstring)."""
+    path = persisted
+    sql = ("SELECT measure, value FROM measures_summary('judged_run', "
+           "'nDCG@10 P(rel=2)@5 gm_map NumRelRet', grammar := NULL)")
+    result = subprocess.run([str(duckdb_cli), "-readonly", "-json", str(path), "-c", sql],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    got = [(r["measure"], float(r["value"])) for r in json.loads(result.stdout)]
+    ndcg_q1 = 2 / (2 + 1 / math.log2(3))
+    assert got == [("nDCG@10", pytest.approx((ndcg_q1 + 1) / 2, abs=1e-15)),
+                   ("P(rel=2)@5", pytest.approx(0.1, abs=1e-15)),
+                   ("GM_AP", pytest.approx(math.sqrt(0.5), abs=1e-15)),
+                   ("NumRet(rel=1)", 2.0)]
