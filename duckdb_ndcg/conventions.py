@@ -205,6 +205,12 @@ _TABLE = (
               ("ndcg", "dcg", "idcg", "cg", "precision_at_k", "recall_at_k"), many=True),
         QUERY_COL, ITEM_COL, default("rel_col", "'rel'"), default("rnk_col", "'rnk'"), TIES,
         GAIN, LOG_BASE, EMPTY_IDEAL, FULL_IDEAL, THRESHOLD)),
+    # measure strings (ir_measures, trec_eval, ranx) read and scored in SQL; grammar NULL (any
+    # grammar) is a value, so it is not an enumerated option here: parse_measures names its choices
+    Macro("parse_measures", "table", (*required("text"), default("grammar", "NULL"))),
+    *(Macro(name, "table", (*required("tbl", "measures"), default("grammar", "NULL"), QUERY_COL,
+                            ITEM_COL, default("rel_col", "'rel'"), default("rnk_col", "'rnk'")))
+      for name in ("measures_report", "measures_summary")),
     # the report family (event logs)
     Macro("event_relevance", "report", (*required("events"), QUERY_COL, ITEM_COL,
                                         *EVENT_OPTIONS, *VALUE_OPTIONS)),
