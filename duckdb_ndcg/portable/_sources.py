@@ -18,12 +18,12 @@ from sqlglot import exp
 
 from duckdb_ndcg.portable import _dialects
 from duckdb_ndcg.portable._metrics import table_expression
-from duckdb_ndcg.portable._sql import cast, col, concat, string
+from duckdb_ndcg.portable._sql import cast, concat, string
 
 # The engines whose nested arrays the adapters are written for (and checked on).
 SOURCE_DIALECTS = ("duckdb", "bigquery", "clickhouse", "spark", "databricks")
 # the functions the adapters' text calls that sqlglot keeps as written, per dialect
-FUNCTIONS = {"clickhouse": ("arrayEnumerate", "match"), "duckdb": (), "bigquery": ()}
+FUNCTIONS = {"clickhouse": ("arrayEnumerate", "arrayFirst", "match")}
 # each source's options in portable mode, with their defaults (the DuckDB macros' names)
 SOURCE_OPTIONS: dict[str, dict[str, Any]] = {
     "ubi": {"position_base": "auto", "event_types": None},
@@ -84,6 +84,12 @@ class _Text:
         return self.sql(cast(exp.column("_x"), "TEXT")).replace(
             self.sql(exp.column("_x")), expression, 1
         )
+
+    def number(self, expression: str) -> str:
+        """CAST(<expression> AS BIGINT), NULL for NULL (ClickHouse: a Nullable(Int64))."""
+        if self.dialect == "clickhouse":
+            return f"CAST({expression} AS Nullable(Int64))"
+        return f"CAST({expression} AS BIGINT)"
 
     def value(self, expression: str) -> str:
         """A scalar field as text; on DuckDB a JSON value (read_json's type for a field holding
@@ -157,7 +163,7 @@ def _ordinal(t: _Text, raw: str, field: str, context: str) -> str:
     error = t.fail(f"NOT {matches}", f"duckdb_ndcg: {field} must be a whole number >= 0, got ", context)
     return (
         f"CASE WHEN {raw} IS NULL THEN NULL WHEN NOT {matches} THEN {error} "
-        f"ELSE CAST({trimmed} AS BIGINT) END"
+        f"ELSE {t.number(trimmed)} END"
     )
 
 
@@ -226,7 +232,7 @@ def _ubi(t: _Text, tables: tuple[str, str], options: Mapping[str, Any]) -> list[
     ]
 
 
-def _outputs(t: _Text, what: str) -> list[tuple[str, str]]:
+def _outputs(t: _Text, what: str, rows: str = "_src_rows") -> list[tuple[str, str]]:
     """_src_shown from _src_listed_all (an item twice in one `what` is an error) and
     _src_events: the events of _src_rows (_q, _i, _type) on a shown item."""
     return [
@@ -235,7 +241,7 @@ def _outputs(t: _Text, what: str) -> list[tuple[str, str]]:
          "SELECT _sq AS query_id, _si AS item_id, _sp AS position FROM _src_shown_checked"),
         ("_src_events", (
             "SELECT e._q AS query_id, e._i AS item_id, e._type AS event_type "
-            "FROM _src_rows AS e JOIN _src_shown_checked AS s ON s._sq = e._q AND s._si = e._i "
+            f"FROM {rows} AS e JOIN _src_shown_checked AS s ON s._sq = e._q AND s._si = e._i "
             "WHERE e._type IS NOT NULL"
         )),
     ]
@@ -269,8 +275,198 @@ def source_ctes(
     return [(name, sqlglot.parse_one(text, read=dialect)) for name, text in steps]
 
 
+def _param(t: _Text, name: str) -> str:
+    """The GA4 event parameter `name` as text: the first of its string_value, int_value,
+    double_value, float_value that is set (NULL when the event lacks it)."""
+    key = t.sql(string(name))
+    fields = ("string_value", "int_value", "double_value", "float_value")
+    if t.dialect == "clickhouse":
+        first = f"arrayFirst(_p -> _p.key = {key}, _r.event_params)"
+        values = ", ".join(t.text(f"{first}.value.{f}") for f in fields)
+        return f"COALESCE({values})"
+    values = ", ".join(t.text(f"_p.value.{f}") for f in fields)
+    unnest = {
+        "bigquery": "UNNEST(_r.event_params) AS _p",
+        "duckdb": "UNNEST(_r.event_params) AS _e(_p)",
+    }.get(t.dialect, "(SELECT EXPLODE(_r.event_params) AS _p) AS _e")
+    return f"(SELECT COALESCE({values}) FROM {unnest} WHERE _p.key = {key} LIMIT 1)"
+
+
+def _window(options: Mapping[str, Any], types: Mapping[str, str], t: _Text) -> str:
+    """Each event's attribution window in microseconds: attribution_window None (1 day), a
+    timedelta for every event, or a dict from GA4 event name to timedelta (1 day for the rest)."""
+    window = options["attribution_window"]
+
+    def micros(value: object) -> int:
+        if not isinstance(value, timedelta) or value < timedelta(0):
+            raise ValueError(
+                "source_options attribution_window must be a timedelta >= 0 or a dict from GA4 "
+                f"event name to timedelta (portable mode), got {window!r}"
+            )
+        return value // timedelta(microseconds=1)
+
+    if window is None:
+        return str(_DAY_US)
+    if isinstance(window, Mapping):
+        if not window or not all(isinstance(k, str) for k in window):
+            micros(None)
+        whens = " ".join(
+            f"WHEN _name = {t.sql(string(k))} THEN {micros(v)}" for k, v in window.items()
+        )
+        return f"CASE {whens} ELSE {_DAY_US} END"
+    return str(micros(window))
+
+
 def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[tuple[str, str]]:
-    raise ValueError("source='ga4' is not available in portable mode yet")
-
-
-_ = (col, timedelta, _DAY_US)
+    (export,) = tables
+    types = _types("ga4", options["event_types"])
+    base = _base(options["position_base"])
+    attribution = options["attribution"]
+    if attribution not in ("last", "first"):
+        raise ValueError(f"source_options attribution must be 'last' or 'first', got {attribution!r}")
+    window = _window(options, types, t)
+    stamp = t.text("_r.event_timestamp")
+    digits = _ordinal(t, stamp, "event_timestamp", stamp)
+    seconds = t.fail(
+        "_us0 < 100000000000000",
+        "duckdb_ndcg: event_timestamp must be microseconds since 1970, got ",
+        t.text("_us0") + " || "
+        + t.sql(string(", a time before 1973: seconds or milliseconds? "
+                       "(multiply by 1000000 or 1000)")),
+    )
+    rows = (
+        "SELECT _name, _u, _s, CASE WHEN _us0 < 100000000000000 THEN " + seconds
+        + " ELSE _us0 END AS _us, items FROM ("
+        f"SELECT {t.text('_r.event_name')} AS _name, {digits} AS _us0, "
+        f"{t.text('_r.user_pseudo_id')} AS _u, {_param(t, 'ga_session_id')} AS _s, "
+        f"_r.items AS items FROM {export} AS _r) AS _v"
+    )
+    searches = (
+        "SELECT _u, _s, _us, _u || '/' || _s || '/' || " + t.text("_us") + " AS _sq "
+        "FROM _src_rows WHERE _name = 'view_search_results' AND _u IS NOT NULL "
+        "AND _s IS NOT NULL GROUP BY _u, _s, _us"
+    )
+    lists = (
+        "SELECT ROW_NUMBER() OVER (ORDER BY _u, _s, _us) AS _l, _u, _s, _us, items "
+        "FROM _src_rows WHERE _name = 'view_item_list' AND _u IS NOT NULL AND _s IS NOT NULL"
+    )
+    # each list view belongs to the latest search of its session at or before it (no ASOF JOIN)
+    list_search = (
+        "SELECT _l, _sq FROM (SELECT l._l, s._sq, ROW_NUMBER() OVER (PARTITION BY l._l "
+        "ORDER BY s._us DESC) AS _k FROM _src_lists AS l JOIN _src_searches AS s "
+        "ON s._u = l._u AND s._s = l._s WHERE s._us <= l._us) AS _j WHERE _k = 1"
+    )
+    raw_items = _indexed(t.dialect, "_src_lists", "items", "_r._l AS _l, _r._us AS _us")
+    items = (
+        "SELECT x._l, x._us, m._sq, CAST(x._n AS BIGINT) AS _n, " + t.text("x._h.item_id") + " AS _si, "
+        + t.text("x._h.item_list_index") + " AS _raw FROM (" + raw_items + ") AS x "
+        "JOIN _src_list_search AS m ON m._l = x._l"
+    )
+    # a list view whose items and indexes equal an earlier one's of the search counts once
+    key = "CASE WHEN {0} IS NULL THEN 'N' ELSE 'V' || {0} END"
+    sizes = "SELECT _l, CAST(COUNT(*) AS BIGINT) AS _size FROM _src_items GROUP BY _l"
+    repeats = (
+        "SELECT DISTINCT _later FROM (SELECT a._l AS _earlier, b._l AS _later, COUNT(*) AS _same, "
+        "MIN(zb._size) AS _size, MIN(za._size) AS _size_a FROM _src_items AS a JOIN _src_items "
+        "AS b ON a._sq = b._sq AND a._n = b._n AND " + key.format("a._si") + " = "
+        + key.format("b._si") + " AND " + key.format("a._raw") + " = " + key.format("b._raw")
+        + " JOIN _src_sizes AS za ON za._l = a._l JOIN _src_sizes AS zb ON zb._l = b._l "
+        "WHERE a._us < b._us OR (a._us = b._us AND a._l < b._l) GROUP BY a._l, b._l) AS _c "
+        "WHERE _same = _size AND _size_a = _size"
+    )
+    index = t.number("TRIM(_raw)")
+    pattern = t.sql(string("^[0-9]{1,18}$"))
+    matches = {
+        "bigquery": "REGEXP_CONTAINS(TRIM(_raw), {p})",
+        "clickhouse": "match(TRIM(_raw), {p})",
+        "duckdb": "REGEXP_MATCHES(TRIM(_raw), {p})",
+    }.get(t.dialect, "TRIM(_raw) RLIKE {p}").format(p=pattern)
+    pages = (
+        "SELECT _l, _sq, MIN(_us) AS _us, CAST(COUNT(*) AS BIGINT) AS _size, "
+        "MAX(CASE WHEN _raw IS NULL OR TRIM(_raw) IN ('(not set)', '') THEN 1 ELSE 0 END) "
+        "AS _unindexed, "
+        f"MIN(CASE WHEN {matches} THEN {index} END) AS _min_index, "
+        f"MAX(CASE WHEN {matches} THEN {index} END) AS _max_index "
+        "FROM _src_items WHERE _l NOT IN (SELECT _later FROM _src_repeats) GROUP BY _l, _sq"
+    )
+    chosen = {
+        "0": "0",
+        "1": "1",
+    }.get(base, "CASE WHEN MIN(CASE WHEN _unindexed = 0 THEN _min_index END) OVER "
+                "(PARTITION BY _sq) = 0 THEN 0 ELSE 1 END")
+    based = (
+        "SELECT *, CASE WHEN _unindexed = 1 THEN 1 ELSE _min_index + 1 - _base END AS _lo, "
+        "CASE WHEN _unindexed = 1 THEN _size ELSE _max_index + 1 - _base END AS _hi FROM ("
+        "SELECT *, ROW_NUMBER() OVER (PARTITION BY _sq ORDER BY _us, _l) AS _page, "
+        f"{chosen} AS _base FROM _src_pages) AS _b"
+    )
+    frame = "OVER (PARTITION BY _sq ORDER BY _page ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+    # a page starting past every earlier position keeps its indexes (absolute), one starting
+    # again continues after the earlier pages; a search whose pages do both is refused
+    spans = (
+        "SELECT *, MIN(_keep) OVER (PARTITION BY _sq) AS _all_keep, "
+        "MIN(CASE WHEN _page = 1 THEN 1 ELSE _restart END) OVER (PARTITION BY _sq) AS _all_restart "
+        "FROM (SELECT *, CASE WHEN _lo > _max_before THEN 1 ELSE 0 END AS _keep, "
+        "CASE WHEN _lo <= _sum_before THEN 1 ELSE 0 END AS _restart FROM ("
+        f"SELECT *, COALESCE(MAX(_hi) {frame}, 0) AS _max_before, "
+        f"COALESCE(SUM(_hi) {frame}, 0) AS _sum_before FROM _src_based) AS _f) AS _g"
+    )
+    mixed = t.fail(
+        "_all_keep = 0 AND _all_restart = 0",
+        "duckdb_ndcg: a GA4 search mixes pages with absolute item_list_index and pages starting "
+        "again (not in portable SQL; ga4_rankings in DuckDB reads it): ",
+        t.text("p._sq"),
+    )
+    bad = t.fail(
+        f"NOT {matches}",
+        "duckdb_ndcg: item_list_index must be a whole number >= 0 or '(not set)', got ",
+        t.text("_raw") + " || ' (item ' || COALESCE(" + t.text("i._si") + ", 'NULL') || ')'",
+    )
+    zero = t.fail(
+        f"{index} = 0 AND p._base = 1",
+        "duckdb_ndcg: item_list_index 0 in a search read as 1-based (position_base := 1): item ",
+        "COALESCE(" + t.text("i._si") + ", 'NULL') || "
+        + t.sql(string(" (use position_base := 0 or 'auto')")),
+    )
+    listed = (
+        "SELECT i._sq AS _sq, i._si AS _si, CASE WHEN p._all_keep = 0 AND p._all_restart = 0 "
+        f"THEN {mixed} ELSE 0 END + CASE WHEN p._unindexed = 1 THEN i._n WHEN NOT {matches} "
+        f"THEN {bad} WHEN {index} = 0 AND p._base = 1 THEN {zero} "
+        f"ELSE {index} + 1 - p._base END + CASE WHEN p._all_keep = 1 THEN 0 "
+        "ELSE p._sum_before END AS _sp, p._us AS _shown_us, s._u AS _u "
+        "FROM _src_items AS i JOIN _src_spans AS p ON p._l = i._l "
+        "JOIN _src_searches AS s ON s._sq = i._sq"
+    )
+    acts_raw = _indexed(t.dialect, "_src_rows", "items", "_r._name AS _name, _r._u AS _u, "
+                        "_r._us AS _us")
+    acts = (
+        f"SELECT _name, _u, _us, NULLIF({t.text('_h.item_id')}, '') AS _i, "
+        f"{t.case_map('_name', types)} AS _type, {window} AS _win FROM ({acts_raw}) AS _a "
+        "WHERE _name NOT IN ('view_search_results', 'view_item_list')"
+    )
+    order = "DESC" if attribution == "last" else "ASC"
+    matched = (
+        "SELECT _q, _i, _type FROM (SELECT a._a, s._sq AS _q, a._i, a._type, ROW_NUMBER() OVER "
+        f"(PARTITION BY a._a ORDER BY s._shown_us {order}, s._sq {order}, s._sp {order}) AS _k "
+        "FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY _u, _us, _name, _i) AS _a FROM _src_acts "
+        "WHERE _type IS NOT NULL AND _i IS NOT NULL AND _u IS NOT NULL) AS a "
+        "JOIN _src_listed AS s ON s._u = a._u AND s._si = a._i "
+        "WHERE s._shown_us <= a._us AND s._shown_us >= a._us - a._win) AS _m WHERE _k = 1"
+    )
+    return [
+        ("_src_rows", rows),
+        ("_src_searches", searches),
+        ("_src_lists", lists),
+        ("_src_list_search", list_search),
+        ("_src_items", items),
+        ("_src_sizes", sizes),
+        ("_src_repeats", repeats),
+        ("_src_pages", pages),
+        ("_src_based", based),
+        ("_src_spans", spans),
+        ("_src_listed", listed),
+        ("_src_listed_all", "SELECT _sq, _si, _sp FROM _src_listed"),
+        ("_src_acts", acts),
+        ("_src_rows_events", matched),
+        *_outputs(t, "search", rows="_src_rows_events"),
+    ]

@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 import pytest
+import test_ga4
 import test_ubi
 
 from duckdb_ndcg.portable import events_to_sql
@@ -50,8 +51,8 @@ def _literal(value: object) -> str:
     if isinstance(value, (list, tuple)):
         inner = ", ".join(_literal(v) for v in value)
         return f"[{inner}]" if isinstance(value, list) else f"tuple({inner})"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
@@ -114,5 +115,63 @@ def test_ubi_on_duckdb_and_clickhouse(ubi_duckdb: duckdb.DuckDBPyConnection,
                          ("clickhouse", chdb_run)):
         sql = events_to_sql(dialect, rankings="ubi_queries", events="ubi_events", source="ubi",
                             k=list(KS))
+        got = _by_query(run(sql))
+        assert got == {key: pytest.approx(v, abs=1e-12) for key, v in report.items()}, dialect
+
+
+GA4_CLICKHOUSE = (
+    "event_date String, event_timestamp Int64, event_name String, event_params Array(Tuple(key "
+    "String, value Tuple(string_value Nullable(String), int_value Nullable(Int64), float_value "
+    "Nullable(Float64), double_value Nullable(Float64)))), user_pseudo_id Nullable(String), "
+    "device Tuple(category Nullable(String), operating_system Nullable(String)), items "
+    "Array(Tuple(item_id Nullable(String), item_name Nullable(String), price Nullable(Float64), "
+    "quantity Nullable(Int64), item_revenue Nullable(Float64), item_list_id Nullable(String), "
+    "item_list_name Nullable(String), item_list_index Nullable(String)))"
+)
+GA4_ITEM = ("item_id", "item_name", "price", "quantity", "item_revenue", "item_list_id",
+            "item_list_name", "item_list_index")
+
+
+def _ga4_clickhouse(run: Callable[[str], list[Row]], rows: list[list[object]]) -> None:
+    """test_ga4's export (or `rows` in its layout) as a ClickHouse table in the export's schema."""
+    run("DROP TABLE IF EXISTS ga4_export")
+    run(f"CREATE TABLE ga4_export ({GA4_CLICKHOUSE}) ENGINE = Memory")
+    values = []
+    for date, stamp, name, params, user, device, items in rows:
+        params = [(p["key"], tuple(p["value"][f] for f in ("string_value", "int_value",
+                                                            "float_value", "double_value")))
+                  for p in params]
+        values.append((date, stamp, name, params, user,
+                       (device["category"], device["operating_system"]),
+                       [tuple(i[f] for f in GA4_ITEM) for i in items]))
+    run("INSERT INTO ga4_export VALUES " + ", ".join(_row(r) for r in values))
+
+
+def _ga4_expected(k: int, attributed: set[tuple] | None = None) -> dict[str, float]:
+    return test_ga4._ndcg(test_ga4._grades(test_ga4.ATTRIBUTED if attributed is None
+                                           else attributed), k)
+
+
+def test_ga4_on_duckdb_and_clickhouse(con: duckdb.DuckDBPyConnection, tmp_path: Path,
+                                      chdb_run: Callable[[str], list[Row]]) -> None:
+    """The portable GA4 pipeline (searches and their pages: '(not set)', 0- and 1-based,
+    absolute and restarting pages, a list sent twice; attribution 'last' within 1 day by a join
+    and ROW_NUMBER) on DuckDB (the Parquet export) and ClickHouse: the hand-made NDCG of every
+    search, and ga4_rankings/ga4_events + ndcg_report's."""
+    path = tmp_path / "export.parquet"
+    con.execute(f"CREATE TABLE raw ({test_ga4.SCHEMA})")
+    con.executemany("INSERT INTO raw VALUES (?, ?, ?, ?, ?, ?, ?)", test_ga4._export())
+    con.execute(f"COPY raw TO '{path}' (FORMAT parquet)")
+    con.execute(f"CREATE VIEW ga4_export AS SELECT * FROM read_parquet('{path}')")
+    con.execute("CREATE TABLE shown AS SELECT * FROM ga4_rankings('ga4_export')")
+    con.execute("CREATE TABLE events AS SELECT * FROM ga4_events('ga4_export')")
+    report = {(q, k): v for q, k, v in con.sql(
+        "SELECT query_id, k, ndcg FROM ndcg_report('shown', 'events', k := [2, 10])").fetchall()}
+    expected = {(q, k): v for k in KS for q, v in _ga4_expected(k).items()}
+    assert report == {key: pytest.approx(v, abs=1e-12) for key, v in expected.items()}
+    _ga4_clickhouse(chdb_run, test_ga4._export())
+    for dialect, run in (("duckdb", lambda sql: con.sql(sql).fetchall()),
+                         ("clickhouse", chdb_run)):
+        sql = events_to_sql(dialect, rankings="ga4_export", source="ga4", k=list(KS))
         got = _by_query(run(sql))
         assert got == {key: pytest.approx(v, abs=1e-12) for key, v in report.items()}, dialect
