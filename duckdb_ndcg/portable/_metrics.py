@@ -791,7 +791,7 @@ class Builder:
     ) -> exp.Select:
         ctes, query = self.parts(table, columns, before, labels)
         for name, body in ctes:
-            query = query.with_(ident(name), as_=body)
+            query = query.with_(ident(name), as_=body, copy=False)  # no copy per CTE: quadratic
         return query
 
 

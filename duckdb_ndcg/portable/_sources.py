@@ -23,7 +23,7 @@ from duckdb_ndcg.portable._sql import cast, concat, string
 # The engines whose nested arrays the adapters are written for (and checked on).
 SOURCE_DIALECTS = ("duckdb", "bigquery", "clickhouse", "spark", "databricks")
 # the functions the adapters' text calls that sqlglot keeps as written, per dialect
-FUNCTIONS = {"clickhouse": ("arrayEnumerate", "arrayFirst", "match")}
+FUNCTIONS = {"clickhouse": ("arrayEnumerate", "arrayFirst", "arrayStringConcat", "match")}
 # each source's options in portable mode, with their defaults (the DuckDB macros' names)
 SOURCE_OPTIONS: dict[str, dict[str, Any]] = {
     "ubi": {"position_base": "auto", "event_types": None},
@@ -232,7 +232,7 @@ def _ubi(t: _Text, tables: tuple[str, str], options: Mapping[str, Any]) -> list[
     ]
 
 
-def _outputs(t: _Text, what: str, rows: str = "_src_rows") -> list[tuple[str, str]]:
+def _outputs(t: _Text, what: str) -> list[tuple[str, str]]:
     """_src_shown from _src_listed_all (an item twice in one `what` is an error) and
     _src_events: the events of _src_rows (_q, _i, _type) on a shown item."""
     return [
@@ -241,7 +241,7 @@ def _outputs(t: _Text, what: str, rows: str = "_src_rows") -> list[tuple[str, st
          "SELECT _sq AS query_id, _si AS item_id, _sp AS position FROM _src_shown_checked"),
         ("_src_events", (
             "SELECT e._q AS query_id, e._i AS item_id, e._type AS event_type "
-            f"FROM {rows} AS e JOIN _src_shown_checked AS s ON s._sq = e._q AND s._si = e._i "
+            "FROM _src_rows AS e JOIN _src_shown_checked AS s ON s._sq = e._q AND s._si = e._i "
             "WHERE e._type IS NOT NULL"
         )),
     ]
@@ -290,6 +290,20 @@ def _param(t: _Text, name: str) -> str:
         "duckdb": "UNNEST(_r.event_params) AS _e(_p)",
     }.get(t.dialect, "(SELECT EXPLODE(_r.event_params) AS _p) AS _e")
     return f"(SELECT COALESCE({values}) FROM {unnest} WHERE _p.key = {key} LIMIT 1)"
+
+
+def _signature(t: _Text) -> str:
+    """A GA4 list view's items and indexes in order as one text (equal for two list views
+    exactly when their items and indexes are: each value length-prefixed, NULL apart)."""
+    code = "CASE WHEN {0} IS NULL THEN 'N' ELSE 'V' || " + t.text("LENGTH({0})") + " || ':' || {0} END"
+    element = code.format(t.text("_h.item_id")) + " || " + code.format(t.text("_h.item_list_index"))
+    if t.dialect == "clickhouse":
+        return f"arrayStringConcat(arrayMap(_h -> {element}, _r.items), '')"
+    unnest = {
+        "bigquery": "UNNEST(_r.items) AS _h WITH OFFSET AS _n",
+        "duckdb": "UNNEST(_r.items) WITH ORDINALITY AS _t(_h, _n)",
+    }.get(t.dialect, "")
+    return f"(SELECT STRING_AGG({element}, '' ORDER BY _n) FROM {unnest})"
 
 
 def _window(options: Mapping[str, Any], types: Mapping[str, str], t: _Text) -> str:
@@ -347,32 +361,25 @@ def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[
         "AND _s IS NOT NULL GROUP BY _u, _s, _us"
     )
     lists = (
-        "SELECT ROW_NUMBER() OVER (ORDER BY _u, _s, _us) AS _l, _u, _s, _us, items "
-        "FROM _src_rows WHERE _name = 'view_item_list' AND _u IS NOT NULL AND _s IS NOT NULL"
+        "SELECT ROW_NUMBER() OVER (ORDER BY _u, _s, _us) AS _l, _u, _s, _us, items, "
+        f"{_signature(t)} AS _sig FROM _src_rows AS _r "
+        "WHERE _name = 'view_item_list' AND _u IS NOT NULL AND _s IS NOT NULL"
     )
-    # each list view belongs to the latest search of its session at or before it (no ASOF JOIN)
+    # each list view belongs to the latest search of its session at or before it (a join and
+    # ROW_NUMBER, no ASOF JOIN); one whose items and indexes equal an earlier one's of the
+    # search counts once, at the earlier time
     list_search = (
-        "SELECT _l, _sq FROM (SELECT l._l, s._sq, ROW_NUMBER() OVER (PARTITION BY l._l "
-        "ORDER BY s._us DESC) AS _k FROM _src_lists AS l JOIN _src_searches AS s "
-        "ON s._u = l._u AND s._s = l._s WHERE s._us <= l._us) AS _j WHERE _k = 1"
+        "SELECT _l, _sq FROM (SELECT _l, _sq, ROW_NUMBER() OVER (PARTITION BY _sq, _sig "
+        "ORDER BY _us, _l) AS _once FROM (SELECT l._l, l._us, l._sig, s._sq, ROW_NUMBER() OVER "
+        "(PARTITION BY l._l ORDER BY s._us DESC) AS _k FROM _src_lists AS l JOIN _src_searches "
+        "AS s ON s._u = l._u AND s._s = l._s WHERE s._us <= l._us) AS _j WHERE _k = 1) AS _o "
+        "WHERE _once = 1"
     )
     raw_items = _indexed(t.dialect, "_src_lists", "items", "_r._l AS _l, _r._us AS _us")
     items = (
-        "SELECT x._l, x._us, m._sq, CAST(x._n AS BIGINT) AS _n, " + t.text("x._h.item_id") + " AS _si, "
-        + t.text("x._h.item_list_index") + " AS _raw FROM (" + raw_items + ") AS x "
-        "JOIN _src_list_search AS m ON m._l = x._l"
-    )
-    # a list view whose items and indexes equal an earlier one's of the search counts once
-    key = "CASE WHEN {0} IS NULL THEN 'N' ELSE 'V' || {0} END"
-    sizes = "SELECT _l, CAST(COUNT(*) AS BIGINT) AS _size FROM _src_items GROUP BY _l"
-    repeats = (
-        "SELECT DISTINCT _later FROM (SELECT a._l AS _earlier, b._l AS _later, COUNT(*) AS _same, "
-        "MIN(zb._size) AS _size, MIN(za._size) AS _size_a FROM _src_items AS a JOIN _src_items "
-        "AS b ON a._sq = b._sq AND a._n = b._n AND " + key.format("a._si") + " = "
-        + key.format("b._si") + " AND " + key.format("a._raw") + " = " + key.format("b._raw")
-        + " JOIN _src_sizes AS za ON za._l = a._l JOIN _src_sizes AS zb ON zb._l = b._l "
-        "WHERE a._us < b._us OR (a._us = b._us AND a._l < b._l) GROUP BY a._l, b._l) AS _c "
-        "WHERE _same = _size AND _size_a = _size"
+        "SELECT x._l, x._us, m._sq, CAST(x._n AS BIGINT) AS _n, " + t.text("x._h.item_id")
+        + " AS _si, " + t.text("x._h.item_list_index") + " AS _raw FROM (" + raw_items
+        + ") AS x JOIN _src_list_search AS m ON m._l = x._l"
     )
     index = t.number("TRIM(_raw)")
     pattern = t.sql(string("^[0-9]{1,18}$"))
@@ -387,7 +394,7 @@ def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[
         "AS _unindexed, "
         f"MIN(CASE WHEN {matches} THEN {index} END) AS _min_index, "
         f"MAX(CASE WHEN {matches} THEN {index} END) AS _max_index "
-        "FROM _src_items WHERE _l NOT IN (SELECT _later FROM _src_repeats) GROUP BY _l, _sq"
+        "FROM _src_items GROUP BY _l, _sq"
     )
     chosen = {
         "0": "0",
@@ -459,14 +466,15 @@ def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[
         ("_src_lists", lists),
         ("_src_list_search", list_search),
         ("_src_items", items),
-        ("_src_sizes", sizes),
-        ("_src_repeats", repeats),
         ("_src_pages", pages),
         ("_src_based", based),
         ("_src_spans", spans),
         ("_src_listed", listed),
         ("_src_listed_all", "SELECT _sq, _si, _sp FROM _src_listed"),
         ("_src_acts", acts),
-        ("_src_rows_events", matched),
-        *_outputs(t, "search", rows="_src_rows_events"),
+        ("_src_shown_checked", _once(t, "search")),
+        ("_src_shown",
+         "SELECT _sq AS query_id, _si AS item_id, _sp AS position FROM _src_shown_checked"),
+        # each attributed interaction was shown (the join above): no join with the lists again
+        ("_src_events", "SELECT _q AS query_id, _i AS item_id, _type AS event_type FROM (" + matched + ") AS _e"),
     ]

@@ -7,7 +7,9 @@ hand from the documents). BigQuery, which cannot run here, is pinned by a golden
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +152,134 @@ def _ga4_clickhouse(run: Callable[[str], list[Row]], rows: list[list[object]]) -
 def _ga4_expected(k: int, attributed: set[tuple] | None = None) -> dict[str, float]:
     return test_ga4._ndcg(test_ga4._grades(test_ga4.ATTRIBUTED if attributed is None
                                            else attributed), k)
+
+
+def _load_ga4(con: duckdb.DuckDBPyConnection, name: str, rows: list[list[object]]) -> None:
+    con.execute(f"CREATE OR REPLACE TABLE {name} ({test_ga4.SCHEMA})")
+    con.executemany(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _adapter_report(con: duckdb.DuckDBPyConnection, rankings: str, events: str
+                    ) -> dict[tuple[str, int], float]:
+    """ndcg_report over the DuckDB adapters' two calls (SQL text of this test)."""
+    con.execute(f"CREATE OR REPLACE TABLE shown AS SELECT * FROM {rankings}")
+    con.execute(f"CREATE OR REPLACE TABLE events AS SELECT * FROM {events}")
+    return {(q, k): v for q, k, v in con.sql(
+        "SELECT query_id, k, ndcg FROM ndcg_report('shown', 'events', k := [2, 10])").fetchall()}
+
+
+def _portable(con: duckdb.DuckDBPyConnection, **arguments: Any) -> dict[tuple[str, int], float]:
+    return _by_query(con.sql(events_to_sql("duckdb", k=list(KS), **arguments)).fetchall())
+
+
+def _approx(values: dict) -> dict:
+    return {key: pytest.approx(v, abs=1e-12) for key, v in values.items()}
+
+
+def _ev(second: int, name: str, items: list[dict], user: str = "u3", session: int = 31,
+        term: str | None = None) -> list[object]:
+    return test_ga4._event(second, name, user, session, "mobile", term=term, items=items)
+
+
+def test_options_and_bad_input_equal_the_adapters(ubi_duckdb: duckdb.DuckDBPyConnection,
+                                                  check_cases) -> None:
+    """Each option of the portable adapters gives ndcg_report's numbers over the DuckDB adapters
+    called with the same option; bad input is an engine error naming the field, never another
+    number; what portable mode cannot read is refused in one line."""
+    con = ubi_duckdb
+    _load_ga4(con, "ga4_export", test_ga4._export())
+    item = test_ga4._item
+
+    def ga4(options: str, source_options: dict, shown: str = "") -> None:
+        expected = _adapter_report(con, f"ga4_rankings('ga4_export'{shown})",
+                                   f"ga4_events('ga4_export'{options})")
+        got = _portable(con, rankings="ga4_export", source="ga4", source_options=source_options)
+        assert got == _approx(expected)
+
+    def ubi(options: str, source_options: dict) -> None:
+        expected = _adapter_report(con, f"ubi_rankings('ubi_queries', 'ubi_events'{options})",
+                                   f"ubi_events('ubi_queries', 'ubi_events'{options})")
+        got = _portable(con, rankings="ubi_queries", events="ubi_events", source="ubi",
+                        source_options=source_options)
+        assert got == _approx(expected)
+
+    def first() -> None:  # b's purchase goes to S1 (hand-made: test_ga4's 'first' case)
+        swapped = test_ga4.ATTRIBUTED - {(test_ga4.S2, "b", "purchase", "purchase", 25.0, 1)} | {
+            (test_ga4.S1, "b", "purchase", "purchase", 25.0, 2)}
+        hand = {(q, k): v for k in KS for q, v in _ga4_expected(k, swapped).items()}
+        got = _portable(con, rankings="ga4_export", source="ga4",
+                        source_options={"attribution": "first"})
+        assert got == _approx(hand)
+        ga4(", attribution := 'first'", {"attribution": "first"})
+
+    def bad(rows: list[list[object]], message: str, **options: object) -> None:
+        _load_ga4(con, "ga4_bad", rows)
+        with pytest.raises(duckdb.Error, match=re.escape(message)):
+            _portable(con, rankings="ga4_bad", source="ga4", source_options=options or None)
+
+    search = _ev(0, "view_search_results", [], term="socks")
+    cases = [
+        ("ga4 first", first),
+        ("ga4 windows", lambda: ga4(
+            ", attribution_window := MAP {'select_item': INTERVAL 30 MINUTE, "
+            "'purchase': INTERVAL 3 DAY}",
+            {"attribution_window": {"select_item": timedelta(minutes=30),
+                                    "purchase": timedelta(days=3)}})),
+        ("ga4 one window", lambda: ga4(", attribution_window := INTERVAL 12 HOUR",
+                                       {"attribution_window": timedelta(hours=12)})),
+        ("ga4 base 0", lambda: ga4(", position_base := 0", {"position_base": 0},
+                                   ", position_base := 0")),
+        ("ga4 event_types", lambda: ga4(
+            ", event_types := MAP {'view_item': 'impression', 'select_item': 'click'}",
+            {"event_types": {"view_item": "impression", "select_item": "click"}})),
+        ("ga4 base 1", lambda: bad(test_ga4._export(), "item_list_index 0 in a search read as "
+                                   "1-based (position_base := 1)", position_base=1)),
+        ("ga4 index abc", lambda: bad(
+            [search, _ev(1, "view_item_list", [item("a", "abc")])],
+            "item_list_index must be a whole number >= 0 or '(not set)', got abc")),
+        ("ga4 seconds", lambda: bad(
+            [[*search[:1], 1_700_000_000, *search[2:]]],
+            "event_timestamp must be microseconds since 1970, got 1700000000")),
+        ("ga4 item twice", lambda: bad(
+            [search, _ev(1, "view_item_list", [item("a", "0"), item("b", "1")]),
+             _ev(2, "view_item_list", [item("c", "0"), item("a", "1")])],
+            "an item shown twice in one search")),
+        # absolute 1-based pages 1-2, 3-4, then a page starting again: ga4_rankings' scan
+        # continues it at 5, 6; portable SQL has no scan and refuses the search
+        ("ga4 mixed pages", lambda: bad(
+            [search, _ev(1, "view_item_list", [item("a", "1"), item("b", "2")]),
+             _ev(2, "view_item_list", [item("c", "3"), item("d", "4")]),
+             _ev(3, "view_item_list", [item("e", "1"), item("f", "2")])],
+            "a GA4 search mixes pages with absolute item_list_index and pages starting again")),
+        ("ubi base 0", lambda: ubi(", position_base := 0", {"position_base": 0})),
+        ("ubi event_types", lambda: ubi(
+            ", event_types := MAP {'click_through': 'click', 'impression': 'impression'}",
+            {"event_types": {"click_through": "click", "impression": "impression"}})),
+    ]
+
+    def ubi_base_one() -> None:
+        with pytest.raises(duckdb.Error, match=re.escape(
+                "ordinal 0 read as 1-based (position_base := 1)")):
+            _portable(con, rankings="ubi_queries", events="ubi_events", source="ubi",
+                      source_options={"position_base": 1})
+
+    def refused() -> None:
+        for arguments, message in [
+            ({"source_options": {"list_name": "search results"}},
+             "source_options list_name: not in portable mode for source='ga4'"),
+            ({"dialect": "postgres"}, "source='ga4' needs nested arrays and structs"),
+            ({"slice_by": ["device"]}, "slice_by: not with source='ga4'"),
+            ({"events": "e"}, "source='ga4' reads one export: give it as rankings"),
+            ({"source_options": {"attribution": "middle"}},
+             "attribution must be 'last' or 'first', got 'middle'"),
+            ({"source_options": {"attribution_window": "1 day"}},
+             "attribution_window must be a timedelta >= 0 or a dict"),
+        ]:
+            given = {"dialect": "duckdb", "rankings": "x", "source": "ga4", **arguments}
+            with pytest.raises(ValueError, match=re.escape(message)):
+                events_to_sql(given.pop("dialect"), **given)
+
+    check_cases([*cases, ("ubi base 1", ubi_base_one), ("refused", refused)])
 
 
 def test_ga4_on_duckdb_and_clickhouse(con: duckdb.DuckDBPyConnection, tmp_path: Path,
