@@ -1,9 +1,9 @@
 """The UBI and GA4 adapters of ``sql/sources/`` as portable CTEs: the vendor's raw tables (nested
-arrays and structs, as BigQuery, Spark, ClickHouse or DuckDB hold them) -> ``_src_shown``
+arrays and structs, as BigQuery, ClickHouse or DuckDB hold them) -> ``_src_shown``
 (query_id, item_id, position) and ``_src_events`` (query_id, item_id, event_type), which
 ``events_to_sql`` then scores. The statement text of each step is fixed SQL written for the target
 engine (its one nested-array idiom differs: BigQuery's ``UNNEST(x) AS e WITH OFFSET``, DuckDB's
-``WITH ORDINALITY``, ClickHouse's ``ARRAY JOIN``, Spark's ``POSEXPLODE``); the only values in it
+``WITH ORDINALITY``, ClickHouse's ``ARRAY JOIN``); the only values in it
 are sqlglot-printed identifiers and literals, and it is parsed back into the statement's tree.
 """
 
@@ -20,8 +20,10 @@ from duckdb_ndcg.portable import _dialects
 from duckdb_ndcg.portable._metrics import table_expression
 from duckdb_ndcg.portable._sql import cast, concat, string
 
-# The engines whose nested arrays the adapters are written for (and checked on).
-SOURCE_DIALECTS = ("duckdb", "bigquery", "clickhouse", "spark", "databricks")
+# The engines whose nested arrays the adapters are written for: run on DuckDB and ClickHouse in
+# the tests, BigQuery pinned by a golden statement (Spark's POSEXPLODE and EXPLODE-in-a-subquery
+# idioms are not written or checked yet: refused).
+SOURCE_DIALECTS = ("duckdb", "bigquery", "clickhouse")
 # the functions the adapters' text calls that sqlglot keeps as written, per dialect
 FUNCTIONS = {"clickhouse": ("arrayEnumerate", "arrayFirst", "arrayStringConcat", "match")}
 # each source's options in portable mode, with their defaults (the DuckDB macros' names)
@@ -43,6 +45,12 @@ UBI_TYPES = {
 }
 GA4_TYPES = {"select_item": "click", "add_to_cart": "add_to_cart", "purchase": "purchase"}
 _DAY_US = 86_400_000_000
+# whether text {x} matches the regular expression {p}, per dialect
+_MATCHES = {
+    "bigquery": "REGEXP_CONTAINS({x}, {p})",
+    "clickhouse": "match({x}, {p})",
+    "duckdb": "REGEXP_MATCHES({x}, {p})",
+}
 
 
 def _indexed(dialect: str, table: str, array: str, columns: str) -> str:
@@ -58,15 +66,10 @@ def _indexed(dialect: str, table: str, array: str, columns: str) -> str:
             f"SELECT {columns}, _h, _n FROM {table} AS _r "
             f"CROSS JOIN UNNEST(_r.{array}) WITH ORDINALITY AS _t(_h, _n)"
         )
-    if dialect == "clickhouse":
-        return (
-            f"SELECT {columns}, _h, _n FROM {table} AS _r "
-            f"ARRAY JOIN _r.{array} AS _h, arrayEnumerate(_r.{array}) AS _n"
-        )
-    # spark, databricks
+    # clickhouse
     return (
-        f"SELECT {columns}, _h, _o + 1 AS _n FROM {table} AS _r "
-        f"LATERAL VIEW POSEXPLODE(_r.{array}) _t AS _o, _h"
+        f"SELECT {columns}, _h, _n FROM {table} AS _r "
+        f"ARRAY JOIN _r.{array} AS _h, arrayEnumerate(_r.{array}) AS _n"
     )
 
 
@@ -152,14 +155,7 @@ def _ordinal(t: _Text, raw: str, field: str, context: str) -> str:
     `field`."""
     pattern = t.sql(string("^[0-9]{1,18}$"))
     trimmed = f"TRIM({raw})"
-    if t.dialect == "bigquery":
-        matches = f"REGEXP_CONTAINS({trimmed}, {pattern})"
-    elif t.dialect == "clickhouse":
-        matches = f"match({trimmed}, {pattern})"
-    elif t.dialect == "duckdb":
-        matches = f"REGEXP_MATCHES({trimmed}, {pattern})"
-    else:
-        matches = f"{trimmed} RLIKE {pattern}"
+    matches = _MATCHES[t.dialect].format(x=trimmed, p=pattern)
     error = t.fail(f"NOT {matches}", f"duckdb_ndcg: {field} must be a whole number >= 0, got ", context)
     return (
         f"CASE WHEN {raw} IS NULL THEN NULL WHEN NOT {matches} THEN {error} "
@@ -288,7 +284,7 @@ def _param(t: _Text, name: str) -> str:
     unnest = {
         "bigquery": "UNNEST(_r.event_params) AS _p",
         "duckdb": "UNNEST(_r.event_params) AS _e(_p)",
-    }.get(t.dialect, "(SELECT EXPLODE(_r.event_params) AS _p) AS _e")
+    }[t.dialect]
     return f"(SELECT COALESCE({values}) FROM {unnest} WHERE _p.key = {key} LIMIT 1)"
 
 
@@ -302,7 +298,7 @@ def _signature(t: _Text) -> str:
     unnest = {
         "bigquery": "UNNEST(_r.items) AS _h WITH OFFSET AS _n",
         "duckdb": "UNNEST(_r.items) WITH ORDINALITY AS _t(_h, _n)",
-    }.get(t.dialect, "")
+    }[t.dialect]
     return f"(SELECT STRING_AGG({element}, '' ORDER BY _n) FROM {unnest})"
 
 
@@ -383,11 +379,7 @@ def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[
     )
     index = t.number("TRIM(_raw)")
     pattern = t.sql(string("^[0-9]{1,18}$"))
-    matches = {
-        "bigquery": "REGEXP_CONTAINS(TRIM(_raw), {p})",
-        "clickhouse": "match(TRIM(_raw), {p})",
-        "duckdb": "REGEXP_MATCHES(TRIM(_raw), {p})",
-    }.get(t.dialect, "TRIM(_raw) RLIKE {p}").format(p=pattern)
+    matches = _MATCHES[t.dialect].format(x="TRIM(_raw)", p=pattern)
     pages = (
         "SELECT _l, _sq, MIN(_us) AS _us, CAST(COUNT(*) AS BIGINT) AS _size, "
         "MAX(CASE WHEN _raw IS NULL OR TRIM(_raw) IN ('(not set)', '') THEN 1 ELSE 0 END) "
