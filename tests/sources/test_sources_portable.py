@@ -15,9 +15,11 @@ from typing import Any
 
 import duckdb
 import pytest
+import sqlglot
 import test_ga4
 import test_ubi
 
+from duckdb_ndcg import cli
 from duckdb_ndcg.portable import events_to_sql
 
 Row = tuple[Any, ...]
@@ -159,13 +161,14 @@ def _load_ga4(con: duckdb.DuckDBPyConnection, name: str, rows: list[list[object]
     con.executemany(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
 
-def _adapter_report(con: duckdb.DuckDBPyConnection, rankings: str, events: str
-                    ) -> dict[tuple[str, int], float]:
+def _adapter_report(con: duckdb.DuckDBPyConnection, rankings: str, events: str,
+                    ks: tuple[int, ...] = KS) -> dict[tuple[str, int], float]:
     """ndcg_report over the DuckDB adapters' two calls (SQL text of this test)."""
     con.execute(f"CREATE OR REPLACE TABLE shown AS SELECT * FROM {rankings}")
     con.execute(f"CREATE OR REPLACE TABLE events AS SELECT * FROM {events}")
     return {(q, k): v for q, k, v in con.sql(
-        "SELECT query_id, k, ndcg FROM ndcg_report('shown', 'events', k := [2, 10])").fetchall()}
+        "SELECT query_id, k, ndcg FROM ndcg_report('shown', 'events', k := $ks)",
+        params={"ks": list(ks)}).fetchall()}
 
 
 def _portable(con: duckdb.DuckDBPyConnection, **arguments: Any) -> dict[tuple[str, int], float]:
@@ -323,10 +326,43 @@ BIGQUERY = {
 
 @pytest.mark.parametrize("name", sorted(BIGQUERY))
 def test_bigquery_golden(name: str) -> None:
-    import sqlglot
-
     golden = (GOLDEN / name).read_text(encoding="utf-8").rstrip("\n")
     assert events_to_sql("bigquery", k=10, pretty=True, **BIGQUERY[name]) == golden
     assert sqlglot.transpile(golden, read="bigquery", write="bigquery", pretty=True)[0] == golden
     assert "ASOF" not in golden.upper()
     assert "WITH OFFSET AS" in golden
+
+
+def _readme_section() -> str:
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"^### Portable SQL from GA4 and UBI exports\n(.*?)(?=^##)", text,
+                      re.MULTILINE | re.DOTALL)
+    assert found, "README has no section '### Portable SQL from GA4 and UBI exports'"
+    return found.group(1)
+
+
+def test_readme_recipe_and_cli(con: duckdb.DuckDBPyConnection,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's recipe as written on test_ga4's export: the NDCG of ga4_rankings +
+    ga4_events with the same options + ndcg_report; its shell line prints the golden BigQuery
+    statement; its other calls give statements."""
+    recipe = re.search(r"```python\n(.*?)```", _readme_section(), re.DOTALL)
+    assert recipe, "the section has no Python recipe"
+    _load_ga4(con, "ga4_export", test_ga4._export())
+    scope: dict[str, Any] = {"con": con}
+    exec(recipe.group(1), scope)  # noqa: S102 -- the README's own recipe
+    expected = _adapter_report(
+        con, "ga4_rankings('ga4_export')",
+        "ga4_events('ga4_export', attribution := 'first', attribution_window := "
+        "MAP {'select_item': INTERVAL 30 MINUTE})", ks=(5, 10))
+    got = {(row[0], k): row[1 + i] for row in scope["rows"] for i, k in enumerate((5, 10))}
+    assert got == _approx(expected)
+    assert "WITH OFFSET" in scope["bigquery"] and "ARRAY JOIN" in scope["clickhouse"]
+    line = re.search(r"```sh\n(duckdb-ndcg sql events [^\n]*)\n```", _readme_section())
+    assert line, "the section has no duckdb-ndcg sql line"
+    assert cli.main(line.group(1).split()[1:]) == 0
+    golden = (GOLDEN / "ga4_bigquery.sql").read_text(encoding="utf-8")
+    assert capsys.readouterr().out == golden
+    assert cli.main(["sql", "events", "--dialect", "clickhouse", "--source", "ubi"]) == 0
+    assert capsys.readouterr().out.strip() == events_to_sql(
+        "clickhouse", rankings="ubi_queries", events="ubi_events", source="ubi")
