@@ -467,7 +467,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "--source",
         choices=("ga4", "ubi"),
         help="events: read the vendor's raw tables through the portable adapter (dialects "
-        "duckdb, bigquery, clickhouse; the adapters' default options)",
+        "duckdb, bigquery, clickhouse, spark; the adapters' default options)",
     )
     sq.add_argument("--gain", choices=GAIN.choices, help="gain (default linear)")
     sq.add_argument("--ties", choices=TIES.choices, help="ties (default average)")

@@ -244,8 +244,7 @@ def events_to_sql(
     portable form of its adapter (sql/sources/): 'ubi' (rankings = the ubi_queries table, events
     = the ubi_events table) or 'ga4' (rankings = the GA4 export, events not given), with
     `source_options` the adapter's options (README "Portable SQL from GA4 and UBI exports");
-    the dialect must hold nested arrays (SOURCE_DIALECTS: duckdb, bigquery, clickhouse, spark,
-    databricks).
+    the dialect must hold nested arrays (duckdb, bigquery, clickhouse, spark).
 
     Example::
 
