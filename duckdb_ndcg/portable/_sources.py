@@ -154,7 +154,7 @@ def _types(source: str, event_types: Mapping[str, str] | None) -> Mapping[str, s
 
 
 def _base(position_base: object) -> str:
-    if position_base not in ("auto", 0, 1) or isinstance(position_base, bool):
+    if isinstance(position_base, (bool, float)) or position_base not in ("auto", 0, 1):
         raise ValueError(f"source_options position_base must be 'auto', 0 or 1, got {position_base!r}")
     return str(position_base)
 

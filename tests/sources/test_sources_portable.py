@@ -277,6 +277,8 @@ def test_options_and_bad_input_equal_the_adapters(ubi_duckdb: duckdb.DuckDBPyCon
              "attribution must be 'last' or 'first', got 'middle'"),
             ({"source_options": {"attribution_window": "1 day"}},
              "attribution_window must be a timedelta >= 0 or a dict"),
+            ({"source_options": {"position_base": 0.0}},
+             "position_base must be 'auto', 0 or 1, got 0.0"),
         ]:
             given = {"dialect": "duckdb", "rankings": "x", "source": "ga4", **arguments}
             with pytest.raises(ValueError, match=re.escape(message)):
