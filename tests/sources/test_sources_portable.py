@@ -292,7 +292,8 @@ def test_ga4_on_duckdb_and_clickhouse(con: duckdb.DuckDBPyConnection, tmp_path: 
     """The portable GA4 pipeline (searches and their pages: '(not set)', 0- and 1-based,
     absolute and restarting pages, a list sent twice; attribution 'last' within 1 day by a join
     and ROW_NUMBER) on DuckDB (the Parquet export) and ClickHouse: the hand-made NDCG of every
-    search, and ga4_rankings/ga4_events + ndcg_report's."""
+    search, and ga4_rankings/ga4_events + ndcg_report's; then on ClickHouse 'first' with
+    per-type windows."""
     path = tmp_path / "export.parquet"
     con.execute(f"CREATE TABLE raw ({test_ga4.SCHEMA})")
     con.executemany("INSERT INTO raw VALUES (?, ?, ?, ?, ?, ?, ?)", test_ga4._export())
@@ -308,8 +309,18 @@ def test_ga4_on_duckdb_and_clickhouse(con: duckdb.DuckDBPyConnection, tmp_path: 
     for dialect, run in (("duckdb", lambda sql: con.sql(sql).fetchall()),
                          ("clickhouse", chdb_run)):
         sql = events_to_sql(dialect, rankings="ga4_export", source="ga4", k=list(KS))
-        got = _by_query(run(sql))
-        assert got == {key: pytest.approx(v, abs=1e-12) for key, v in report.items()}, dialect
+        assert _by_query(run(sql)) == _approx(report), dialect
+    # ClickHouse with 'first' and a window per event type: the adapters' numbers, and DuckDB's
+    options = {"attribution": "first", "attribution_window": {
+        "select_item": timedelta(minutes=30), "purchase": timedelta(days=3)}}
+    expected = _adapter_report(
+        con, "ga4_rankings('ga4_export')",
+        "ga4_events('ga4_export', attribution := 'first', attribution_window := "
+        "MAP {'select_item': INTERVAL 30 MINUTE, 'purchase': INTERVAL 3 DAY})")
+    assert expected != report
+    got = _by_query(chdb_run(events_to_sql("clickhouse", rankings="ga4_export", source="ga4",
+                                           k=list(KS), source_options=options)))
+    assert got == _approx(expected)
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "portable_sources"
