@@ -455,8 +455,22 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "--k", type=_cutoffs, help="cutoff(s), e.g. 10 or 5,10 (default: the whole ranking)"
     )
     sq.add_argument("--table", help="input table (query_id, item_id, rel, rnk); judged_run")
-    sq.add_argument("--rankings", help="events: rankings table (default rankings)")
-    sq.add_argument("--events", help="events: events table (default events)")
+    sq.add_argument(
+        "--rankings",
+        help="events: rankings table (default rankings); with --source ga4 the export (default "
+        "ga4_export), with --source ubi the ubi_queries table (default ubi_queries)",
+    )
+    sq.add_argument(
+        "--events",
+        help="events: events table (default events); with --source ubi the ubi_events table "
+        "(default ubi_events)",
+    )
+    sq.add_argument(
+        "--source",
+        choices=("ga4", "ubi"),
+        help="events: read the vendor's raw tables through the portable adapter (dialects "
+        "duckdb, bigquery, clickhouse, spark; the adapters' default options)",
+    )
     sq.add_argument("--gain", choices=GAIN.choices, help="gain (default linear)")
     sq.add_argument("--ties", choices=TIES.choices, help="ties (default average)")
     sq.add_argument("--tie-key", help="column breaking ties for --ties key (e.g. item_id)")
@@ -1126,7 +1140,7 @@ def _script(args: argparse.Namespace) -> None:
 
 # The options of `sql` that apply with --dialect, per target: the event pipeline or a metric.
 _SQL_OPTIONS = {
-    "events": ("k", "gain", "ties", "empty_ideal", "rankings", "events", "pretty"),
+    "events": ("k", "gain", "ties", "empty_ideal", "rankings", "events", "pretty", "source"),
     "metric": (
         "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator",
         "empty_ideal", "table", "pretty",
@@ -1134,10 +1148,17 @@ _SQL_OPTIONS = {
 }
 
 
+# `sql events --source S`: the default names of the tables the source reads
+_SQL_SOURCE_TABLES = {
+    "ga4": {"rankings": "ga4_export"},
+    "ubi": {"rankings": "ubi_queries", "events": "ubi_events"},
+}
+
+
 def _sql(args: argparse.Namespace) -> None:
     names = (
         "k", "gain", "ties", "tie_key", "full_ideal", "max_grade", "p", "denominator",
-        "empty_ideal", "table", "rankings", "events", "pretty",
+        "empty_ideal", "table", "rankings", "events", "pretty", "source",
     )
     given = {name: getattr(args, name) for name in names}
     given = {
@@ -1172,7 +1193,8 @@ def _sql(args: argparse.Namespace) -> None:
     from duckdb_ndcg.portable import events_to_sql, to_sql  # sqlglot: 0.7 s, only for `sql`
 
     if target == "events":
-        given = {"rankings": "rankings", "events": "events", **given}
+        tables = _SQL_SOURCE_TABLES.get(args.source, {"rankings": "rankings", "events": "events"})
+        given = {**tables, **given}
         print(_arguments_only(lambda: events_to_sql(args.dialect, **given)))
     else:
         given = {"table": "judged_run", **given}

@@ -6,6 +6,7 @@ Example::
     from duckdb_ndcg.portable import compare_to_sql, events_to_sql, to_sql
     print(to_sql("ndcg", "postgres", table="judged_run", k=[5, 10]))
     print(compare_to_sql("spark", rankings_a="shown_a", rankings_b="shown_b", events="events"))
+    print(events_to_sql("bigquery", rankings="analytics.events_20240101", source="ga4", k=10))
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from numbers import Real
 from sqlglot import exp
 
 from duckdb_ndcg.conventions import DEFAULT_EVENT_GRADES
-from duckdb_ndcg.portable import _dialects
+from duckdb_ndcg.portable import _dialects, _sources
 from duckdb_ndcg.portable._metrics import (
     Builder,
     Columns,
@@ -216,7 +216,7 @@ def events_to_sql(
     dialect: str,
     *,
     rankings: str | Sequence[str],
-    events: str | Sequence[str],
+    events: str | Sequence[str] | None = None,
     k: int | None | Sequence[int | None] = 10,
     slice_by: Sequence[str] = (),
     mapping: Mapping[str, Real] | None = None,
@@ -228,6 +228,8 @@ def events_to_sql(
     position_col: str = "position",
     event_col: str = "event_type",
     pretty: bool = False,
+    source: str | None = None,
+    source_options: Mapping[str, object] | None = None,
 ) -> str:
     """One statement: per-query NDCG@k of `rankings` (query, item, position) graded by `events`
     (query, item, event type). Each event type has a grade (`mapping`, default
@@ -238,9 +240,16 @@ def events_to_sql(
     ndcg_report; a NULL slice value is a slice of its own. Columns: `query_id`, the slice
     columns, `ndcg` (or `ndcg_at_<k>` for a sequence of cutoffs).
 
+    `source` (default None: the two tables above) reads a vendor's raw tables through the
+    portable form of its adapter (sql/sources/): 'ubi' (rankings = the ubi_queries table, events
+    = the ubi_events table) or 'ga4' (rankings = the GA4 export, events not given), with
+    `source_options` the adapter's options (README "Portable SQL from GA4 and UBI exports");
+    the dialect must hold nested arrays (duckdb, bigquery, clickhouse, spark).
+
     Example::
 
         events_to_sql("bigquery", rankings="shop.rankings", events="shop.events", k=10)
+        events_to_sql("bigquery", rankings="analytics.events_20240101", source="ga4")
         events_to_sql("postgres", rankings="shown", events="events", k=[5, 10],
                       slice_by=["device"])
     """
@@ -251,7 +260,17 @@ def events_to_sql(
     labels = isinstance(k, Sequence)
     outputs = ["query_id"] + ([column_name("ndcg", c) for c in ks] if labels else ["ndcg"])
     names = slices(slice_by, [query_col, item_col, position_col, *outputs])
-    before = event_ctes(
+    adapter: list[tuple[str, exp.Select]] = []
+    if source is not None:
+        adapter = _adapter(name, source, rankings, events, source_options, names, given={
+            "query_col": query_col, "item_col": item_col, "position_col": position_col,
+            "event_col": event_col})
+        rankings, events = "_src_shown", "_src_events"
+    elif source_options is not None:
+        raise ValueError("source_options: only with source ('ubi' or 'ga4')")
+    elif events is None:
+        raise ValueError("events must name the events table (or give source='ga4')")
+    before = adapter + event_ctes(
         name,
         [(None, table_expression(rankings))],
         table_expression(events),
@@ -267,5 +286,35 @@ def events_to_sql(
     query = Builder(name, ["ndcg"], ks, opts).build(
         exp.to_table(ident("_judged_run")), columns, before, labels
     )
-    check_functions(query, name)
+    check_functions(query, name, allowed=_sources.FUNCTIONS.get(name, ()) if source else ())
     return query.sql(dialect=name, pretty=pretty)
+
+
+def _adapter(
+    dialect: str,
+    source: str,
+    rankings: str | Sequence[str],
+    events: str | Sequence[str] | None,
+    options: Mapping[str, object] | None,
+    slice_by: Sequence[str],
+    given: Mapping[str, str],
+) -> list[tuple[str, exp.Select]]:
+    """The source's adapter CTEs (ending in _src_shown and _src_events), its inputs checked."""
+    if source not in _sources.SOURCE_OPTIONS:
+        raise ValueError(f"source must be one of {', '.join(_sources.SOURCE_OPTIONS)}, got {source!r}")
+    defaults = {"query_col": "query_id", "item_col": "item_id", "position_col": "position",
+                "event_col": "event_type"}
+    changed = [f"{k}={v!r}" for k, v in given.items() if v != defaults[k]]
+    if changed:
+        raise ValueError(f"{', '.join(changed)}: not with source (its adapter names the columns)")
+    if slice_by:
+        raise ValueError(f"slice_by: not with source={source!r} in portable mode")
+    if source == "ga4":
+        if events is not None:
+            raise ValueError("source='ga4' reads one export: give it as rankings, not events")
+        inputs: tuple[str | Sequence[str], ...] = (rankings,)
+    else:
+        if events is None:
+            raise ValueError("source='ubi' reads two tables: rankings=ubi_queries, events=ubi_events")
+        inputs = (rankings, events)
+    return _sources.source_ctes(dialect, source, inputs, options)

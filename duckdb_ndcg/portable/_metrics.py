@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
 
@@ -791,7 +791,7 @@ class Builder:
     ) -> exp.Select:
         ctes, query = self.parts(table, columns, before, labels)
         for name, body in ctes:
-            query = query.with_(ident(name), as_=body)
+            query = query.with_(ident(name), as_=body, copy=False)  # no copy per CTE: quadratic
         return query
 
 
@@ -810,9 +810,12 @@ def table_expression(table: str | Sequence[str]) -> exp.Table:
     )
 
 
-def check_functions(query: exp.Expression, dialect: str) -> None:
-    """ValueError when the tree holds a function sqlglot would print unchecked for the dialect."""
-    allowed = _dialects.ALLOWED_ANONYMOUS[dialect]
+def check_functions(
+    query: exp.Expression, dialect: str, allowed: Iterable[str] = ()
+) -> None:
+    """ValueError when the tree holds a function sqlglot would print unchecked for the dialect
+    (`allowed`: more such functions the caller wrote for this dialect)."""
+    allowed = _dialects.ALLOWED_ANONYMOUS[dialect] | {name.lower() for name in allowed}
     for node in query.find_all(exp.Anonymous):
         if node.name.lower() not in allowed:
             raise ValueError(f"dialect {dialect!r} has no function {node.name!r}")
