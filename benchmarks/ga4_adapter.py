@@ -3,6 +3,7 @@ flat tables the adapter produces (issue 22). A script, not a test.
 
     python benchmarks/ga4_adapter.py --events 1000000 --reps 3
     python benchmarks/ga4_adapter.py --events 1000000 --reps 2 --before main
+    python benchmarks/ga4_adapter.py --events 10000000 --reps 1 --memory-limit 1GB
 
 The export is generated (seed fixed) as BigQuery writes it to Parquet: per search one
 view_search_results, two view_item_list pages of 10 items (0-based indexes, the second page
@@ -128,6 +129,8 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--before", metavar="REF", help="also time evaluate's steps at this ref")
+    parser.add_argument("--memory-limit", help="DuckDB's memory_limit for every system, e.g. 1GB "
+                        "(the export and the flat files are written before it is set)")
     args = parser.parse_args()
     data = HERE / "data"
     data.mkdir(exist_ok=True)
@@ -140,11 +143,15 @@ def main() -> None:
         adapter(con, export)
         con.execute(f"COPY shown TO '{shown}'")
         con.execute(f"COPY events TO '{events}'")
+        if args.memory_limit:
+            con.execute("SET memory_limit = ?", [args.memory_limit])
         systems = {"adapter": lambda: adapter(con, export),
                    "evaluate": lambda: evaluated(con, export),
                    "flat": lambda: flat(con, shown, events)}
         if args.before:
             old = at_ref(args.before)
+            if args.memory_limit:
+                old.execute("SET memory_limit = ?", [args.memory_limit])
             systems = {"before": lambda: before(old, export), **systems}
         times: dict[str, list[float]] = {name: [] for name in systems}
         means = {}
@@ -163,7 +170,8 @@ def main() -> None:
         (f"DuckDB {duckdb.__version__}, {args.reps} interleaved runs, median seconds; "
          f"{counts[0]:,} shown rows, {counts[1]:,} attributed events; mean NDCG@10 "
          f"{means['adapter']:.6f} every way; load average {os.getloadavg()[0]:.1f} on "
-         f"{os.cpu_count()} cores."),
+         f"{os.cpu_count()} cores"
+         + (f"; memory_limit {args.memory_limit}." if args.memory_limit else ".")),
         "",
         "| system | seconds | vs flat |",
         "|---|---|---|",
@@ -171,6 +179,7 @@ def main() -> None:
         "",
     ]
     suffix = f"_before_{args.before}" if args.before else ""
+    suffix += f"_{args.memory_limit}" if args.memory_limit else ""
     out = HERE / "results" / f"ga4_adapter_{args.events}{suffix}.md"
     out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))

@@ -23,11 +23,11 @@ T0 = 1_700_000_000_000_000
 WINDOWS = {"select_item": 600, "add_to_cart": 3_600, "purchase": 86_400}  # seconds
 
 
-def _export(seed: int) -> list[tuple]:
+def _export(seed: int, users: int = 25) -> list[tuple]:
     """(user, session, second, event_name, term, [(item, index)]) in random order of rows."""
     rng = random.Random(seed)
     rows = []
-    for u in range(25):
+    for u in range(users):
         user, second = f"u{u}", 0
         for session in range(rng.randint(1, 3)):
             second += rng.randint(100, 50_000)
