@@ -1,10 +1,8 @@
 -- Two rankers compared on the same events: per query, summarised with tests and intervals, and as
 -- an A/B test.
 
--- _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing, query_col,
---                     item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
---                     duplicates, event_col, mapping, collapse, time_col, unknown,
---                     judged := false)
+-- _ndcg_compare_pairs(rankings_a, rankings_b, events, k := ..., slice_by := ..., query_set := ...,
+--                     missing := ..., ...every option of compare_rankers..., judged := ...)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg_a, ndcg_b DOUBLE, filled VARCHAR,
 --            _in BOOLEAN, judged_a, judged_b DOUBLE)
 -- The per-query NDCG of two rankers side by side (internal; compare_rankers, compare_summary):
@@ -13,12 +11,14 @@
 -- kept row that needed filling. judged := true adds each ranker's judged@k of the query
 -- (_ndcg_report_rows' judged_at_k; NULL for a ranker that did not show it, and when judged is
 -- false). See compare_rankers for the parameters.
-CREATE OR REPLACE MACRO _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by,
-                                            query_set, missing, query_col, item_col,
-                                            position_col, score_col, ties, gain, log_base,
-                                            empty_ideal, duplicates, event_col, mapping,
-                                            collapse, time_col, unknown,
-                                            judged := false) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_compare_pairs(rankings_a, rankings_b, events, k := NULL,
+                                            slice_by := NULL, query_set := NULL, missing := NULL,
+                                            query_col := NULL, item_col := NULL,
+                                            position_col := NULL, score_col := NULL, ties := NULL,
+                                            gain := NULL, log_base := NULL, empty_ideal := NULL,
+                                            duplicates := NULL, event_col := NULL, mapping := NULL,
+                                            collapse := NULL, time_col := NULL, unknown := NULL,
+                                            judged := NULL) AS TABLE
 SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
        CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
@@ -41,14 +41,25 @@ SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        (a._key IS NOT NULL OR query_set IN ('either', 'b'))
            AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in,
        a.judged_at_k AS judged_a, b.judged_at_k AS judged_b
-FROM _ndcg_report_rows(rankings_a, events, k, _ndcg_slice_list(slice_by), query_col,
-                       item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
-                       duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
-                       unknown, judged := judged) AS a
-FULL JOIN _ndcg_report_rows(rankings_b, events, k, _ndcg_slice_list(slice_by), query_col,
-                            item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
-                            duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
-                            unknown, judged := judged) AS b
+FROM _ndcg_report_rows(rankings_a, events, k := k, slice_by := _ndcg_slice_list(slice_by),
+                       query_col := query_col, item_col := item_col, position_col := position_col,
+                       score_col := score_col, ties := ties, gain := gain, log_base := log_base,
+                       empty_ideal := empty_ideal, duplicates := duplicates, event_col := event_col,
+                       mapping := _ndcg_mapping(mapping), collapse := collapse,
+                       time_col := time_col, unknown := unknown, metrics := ['ndcg'],
+                       threshold := 1, max_grade := 'mapping', judged := judged,
+                       value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL,
+                       stop := NULL, rankings_time_col := 'shown_at') AS a
+FULL JOIN _ndcg_report_rows(rankings_b, events, k := k, slice_by := _ndcg_slice_list(slice_by),
+                            query_col := query_col, item_col := item_col,
+                            position_col := position_col, score_col := score_col, ties := ties,
+                            gain := gain, log_base := log_base, empty_ideal := empty_ideal,
+                            duplicates := duplicates, event_col := event_col,
+                            mapping := _ndcg_mapping(mapping), collapse := collapse,
+                            time_col := time_col, unknown := unknown, metrics := ['ndcg'],
+                            threshold := 1, max_grade := 'mapping', judged := judged,
+                            value_col := 'value', value_grades := NULL, bucket := NULL,
+                            start := NULL, stop := NULL, rankings_time_col := 'shown_at') AS b
     ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k;
 
 -- _ndcg_checked_overlap(shared, total, key, query_col, k): 0 when the rankers both showed at least
@@ -102,10 +113,14 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         unknown := 'error') AS TABLE
 WITH _ndcg_pairs AS (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
-    FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
-                             query_col, item_col, position_col, score_col, ties, gain, log_base,
-                             empty_ideal, duplicates, event_col, mapping, collapse, time_col,
-                             unknown)
+    FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
+                             query_set := query_set, missing := missing, query_col := query_col,
+                             item_col := item_col, position_col := position_col,
+                             score_col := score_col, ties := ties, gain := gain,
+                             log_base := log_base, empty_ideal := empty_ideal,
+                             duplicates := duplicates, event_col := event_col, mapping := mapping,
+                             collapse := collapse, time_col := time_col, unknown := unknown,
+                             judged := false)
 ),
 _ndcg_totals AS (
     -- one hash aggregate per (slice, cutoff) for every count: the rows the query set leaves
@@ -194,10 +209,14 @@ WITH _ndcg_compare_rows AS (
                _ndcg_checked_score(ndcg_b, _key, _k, empty_ideal) AS _ndcg_b,
                filled AS _filled, _in, _key AS _qkey, _k AS _kcut,
                judged_a AS _judged_a, judged_b AS _judged_b
-        FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k, slice_by, query_set, missing,
-                                 query_col, item_col, position_col, score_col, ties, gain,
-                                 log_base, empty_ideal, duplicates, event_col, mapping, collapse,
-                                 time_col, unknown, judged := true)
+        FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
+                                 query_set := query_set, missing := missing, query_col := query_col,
+                                 item_col := item_col, position_col := position_col,
+                                 score_col := score_col, ties := ties, gain := gain,
+                                 log_base := log_base, empty_ideal := empty_ideal,
+                                 duplicates := duplicates, event_col := event_col,
+                                 mapping := mapping, collapse := collapse, time_col := time_col,
+                                 unknown := unknown, judged := true)
     )
     GROUP BY ALL
 ),
@@ -264,11 +283,17 @@ _ndcg_ab_rows AS (
     SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
     FROM (
         SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal) AS _ndcg
-        FROM _ndcg_report_rows(rankings, events, k,
-                               list_concat(_ndcg_slice_list(slice_by), [arm_col]), query_col,
-                               item_col, position_col, score_col, ties, gain, log_base,
-                               empty_ideal, duplicates, event_col, _ndcg_mapping(mapping),
-                               collapse, time_col, unknown)
+        FROM _ndcg_report_rows(rankings, events, k := k,
+                               slice_by := list_concat(_ndcg_slice_list(slice_by), [arm_col]),
+                               query_col := query_col, item_col := item_col,
+                               position_col := position_col, score_col := score_col, ties := ties,
+                               gain := gain, log_base := log_base, empty_ideal := empty_ideal,
+                               duplicates := duplicates, event_col := event_col,
+                               mapping := _ndcg_mapping(mapping), collapse := collapse,
+                               time_col := time_col, unknown := unknown, metrics := ['ndcg'],
+                               threshold := 1, max_grade := 'mapping', judged := false,
+                               value_col := 'value', value_grades := NULL, bucket := NULL,
+                               start := NULL, stop := NULL, rankings_time_col := 'shown_at')
     )
 ),
 _ndcg_ab_arms AS (

@@ -71,19 +71,21 @@ coalesce(list_filter(map_entries(grades), lambda e: e.key <= v)[-1].value, 0.0):
 CREATE OR REPLACE MACRO _ndcg_by_value(value_grades, gain) AS
 value_grades IS NOT NULL OR coalesce(gain::VARCHAR = 'value', false);
 
--- _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse, time_col, unknown,
---                       positive_only, value_col := 'value', value_grades := NULL,
---                       gain := 'linear') -> TABLE(query_id, item_id, rel DOUBLE)
+-- _ndcg_event_relevance(events, query_col := ..., item_col := ..., event_col := ..., mapping := ...,
+--                       collapse := ..., time_col := ..., unknown := ..., value_col := ...,
+--                       value_grades := ..., gain := ..., positive_only := ...)
+--   -> TABLE(query_id, item_id, rel DOUBLE)
 -- The body of event_relevance (internal; see there for the parameters; gain := 'value' grades
 -- an event by its value, as ndcg_report documents; any other gain is not read). positive_only := true
 -- leaves out the (query, item) pairs whose grade is not positive before they are grouped, which
 -- is exact only where the caller has checked that no grade is negative and collapse is 'max' or
 -- 'sum' (the report engine, _ndcg_report_rows, does); the checks of unknown event types and NULL
 -- keys still read every event.
-CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col, item_col, event_col, mapping,
-                                              collapse, time_col, unknown, positive_only,
-                                              value_col := 'value', value_grades := NULL,
-                                              gain := 'linear') AS TABLE
+CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col := NULL, item_col := NULL,
+                                              event_col := NULL, mapping := NULL, collapse := NULL,
+                                              time_col := NULL, unknown := NULL, value_col := NULL,
+                                              value_grades := NULL, gain := NULL,
+                                              positive_only := NULL) AS TABLE
 WITH _ndcg_typed AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = item_col) AS item_id,
@@ -265,9 +267,11 @@ CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_co
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error', value_col := 'value',
                                         value_grades := NULL) AS TABLE
-SELECT * FROM _ndcg_event_relevance(events, query_col, item_col, event_col,
-                                    _ndcg_mapping(mapping), collapse, time_col, unknown, false,
-                                    value_col := value_col, value_grades := value_grades);
+SELECT * FROM _ndcg_event_relevance(events, query_col := query_col, item_col := item_col,
+                                    event_col := event_col, mapping := _ndcg_mapping(mapping),
+                                    collapse := collapse, time_col := time_col, unknown := unknown,
+                                    value_col := value_col, value_grades := value_grades,
+                                    gain := 'linear', positive_only := false);
 
 -- event_match(rankings, events, query_col := 'query_id', item_col := 'item_id',
 --             event_col := 'event_type', mapping := NULL, sample := 10000)

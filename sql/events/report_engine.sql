@@ -155,12 +155,8 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
  'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
  'mean_judged_at_k', 'judged_a', 'judged_b'];
 
--- _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col, position_col, score_col,
---                   ties, gain, log_base, empty_ideal, duplicates, event_col, mapping, collapse,
---                   time_col, unknown, metrics := ['ndcg'], threshold := 1,
---                   max_grade := 'mapping', judged := false, value_col := 'value',
---                   value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
---                   rankings_time_col := 'shown_at')
+-- _ndcg_report_rows(rankings, events, k := ..., slice_by := ..., query_col := ..., ...every option of
+--                   ndcg_report..., judged := ...)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
 --            relevant, _judged STRUCT(i, rel, rnk)[], judged_at_k DOUBLE)
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
@@ -197,26 +193,31 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 -- duplicates = 'error' checks the rows a cutoff reads (those with s <= max(k) + 1: the first
 -- max(k) + 1 rows and whole tie groups there; all rows when k is NULL or r_precision is named): a
 -- duplicate further down cannot change a metric at k.
-CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k, slice_by, query_col, item_col,
-                                          position_col, score_col, ties, gain, log_base,
-                                          empty_ideal, duplicates, event_col, mapping, collapse,
-                                          time_col, unknown, metrics := ['ndcg'],
-                                          threshold := 1, max_grade := 'mapping',
-                                          judged := false, value_col := 'value',
-                                          value_grades := NULL, bucket := NULL, start := NULL,
-                                          stop := NULL,
-                                          rankings_time_col := 'shown_at') AS TABLE
+CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k := NULL, slice_by := NULL,
+                                          query_col := NULL, item_col := NULL, position_col := NULL,
+                                          score_col := NULL, ties := NULL, gain := NULL,
+                                          log_base := NULL, empty_ideal := NULL, duplicates := NULL,
+                                          event_col := NULL, mapping := NULL, collapse := NULL,
+                                          time_col := NULL, unknown := NULL, metrics := NULL,
+                                          threshold := NULL, max_grade := NULL, judged := NULL,
+                                          value_col := NULL, value_grades := NULL, bucket := NULL,
+                                          start := NULL, stop := NULL,
+                                          rankings_time_col := NULL) AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
     SELECT query_id AS _q, item_id AS _i, rel
-    FROM _ndcg_event_relevance(events, query_col, item_col, event_col, mapping, collapse,
-                               time_col, unknown,
-                               coalesce(collapse IN ('max', 'sum') AND NOT _ndcg_is_map(gain)
-                                        AND coalesce(list_min(map_values(mapping)), 0) >= 0,
-                                        false),
-                               value_col := value_col, value_grades := value_grades,
-                               gain := gain)
+    FROM _ndcg_event_relevance(events, query_col := query_col, item_col := item_col,
+                               event_col := event_col, mapping := mapping, collapse := collapse,
+                               time_col := time_col, unknown := unknown, value_col := value_col,
+                               value_grades := value_grades, gain := gain,
+                               -- grades below 0 are refused by the report, so with collapse
+                               -- 'max' or 'sum' the items graded 0 can be left out early
+                               positive_only := coalesce(collapse IN ('max', 'sum')
+                                                         AND NOT _ndcg_is_map(gain)
+                                                         AND coalesce(list_min(map_values(mapping)),
+                                                                      0) >= 0,
+                                                         false))
 ),
 _ndcg_gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
@@ -633,12 +634,8 @@ CROSS JOIN _ndcg_key_types
 CROSS JOIN _ndcg_grade_check
 CROSS JOIN _ndcg_names;
 
--- _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
---                          score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
---                          mapping, collapse, time_col, unknown, metrics, threshold, max_grade,
---                          judged := false, value_col := 'value', value_grades := NULL,
---                          bucket := NULL, start := NULL, stop := NULL,
---                          rankings_time_col := 'shown_at')
+-- _ndcg_report_metric_rows(rankings, events, k := ..., ...every option of ndcg_report...,
+--                          judged := ...)
 --   -> TABLE(_key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
 --            recall_at_k, f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision,
 --            err, rbp, judged_at_k DOUBLE)
@@ -655,29 +652,35 @@ CROSS JOIN _ndcg_names;
 -- DuckDB 1.5 and 2.0 bind a CTE only when it is read, so the default report plans without the
 -- family's aggregates (design_timings.md); DuckDB 1.4 binds every CTE of a
 -- WITH, read or not, so there both are bound and only the one read is planned and run.
-CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col,
-                                                 item_col, position_col, score_col, ties, gain,
-                                                 log_base, empty_ideal, duplicates, event_col,
-                                                 mapping, collapse, time_col, unknown, metrics,
-                                                 threshold, max_grade, judged := false,
-                                                 value_col := 'value',
+CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k := NULL, slice_by := NULL,
+                                                 query_col := NULL, item_col := NULL,
+                                                 position_col := NULL, score_col := NULL,
+                                                 ties := NULL, gain := NULL, log_base := NULL,
+                                                 empty_ideal := NULL, duplicates := NULL,
+                                                 event_col := NULL, mapping := NULL,
+                                                 collapse := NULL, time_col := NULL,
+                                                 unknown := NULL, metrics := NULL,
+                                                 threshold := NULL, max_grade := NULL,
+                                                 judged := NULL, value_col := NULL,
                                                  value_grades := NULL, bucket := NULL,
                                                  start := NULL, stop := NULL,
-                                                 rankings_time_col := 'shown_at') AS TABLE
+                                                 rankings_time_col := NULL) AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
-    -- bucket adds the slice column `bucket` (_ndcg_report_rows makes it)
-    FROM _ndcg_report_rows(rankings, events, k,
-                           CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by)
-                                ELSE list_append(_ndcg_slice_list(slice_by), 'bucket') END,
-                           query_col, item_col, position_col, score_col, ties, gain, log_base, empty_ideal,
-                           duplicates, event_col, _ndcg_mapping(mapping), collapse, time_col,
-                           unknown,
-                           metrics := metrics,
+    FROM _ndcg_report_rows(rankings, events, k := k,
+                           -- bucket adds the slice column `bucket` (_ndcg_report_rows makes it)
+                           slice_by := CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by)
+                                            ELSE list_append(_ndcg_slice_list(slice_by), 'bucket')
+                                       END,
+                           query_col := query_col, item_col := item_col,
+                           position_col := position_col, score_col := score_col, ties := ties,
+                           gain := gain, log_base := log_base, empty_ideal := empty_ideal,
+                           duplicates := duplicates, event_col := event_col,
+                           mapping := _ndcg_mapping(mapping), collapse := collapse,
+                           time_col := time_col, unknown := unknown, metrics := metrics,
                            threshold := threshold, max_grade := max_grade, judged := judged,
-                           value_col := value_col, value_grades := value_grades,
-                           bucket := bucket, start := start, stop := stop,
-                           rankings_time_col := rankings_time_col)
+                           value_col := value_col, value_grades := value_grades, bucket := bucket,
+                           start := start, stop := stop, rankings_time_col := rankings_time_col)
 ),
 _ndcg_only AS NOT MATERIALIZED (
     SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant,

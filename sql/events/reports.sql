@@ -119,10 +119,14 @@ SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
        COLUMNS(lambda c: c = 'relevant'
                          OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(), c)
                              AND coalesce(list_contains(metrics, c), false)))
-FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col, position_col,
-                              score_col, ties, gain, log_base, empty_ideal, duplicates, event_col,
-                              mapping, collapse, time_col, unknown, metrics, threshold,
-                              max_grade, value_col := value_col, value_grades := value_grades,
+FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
+                              query_col := query_col, item_col := item_col,
+                              position_col := position_col, score_col := score_col, ties := ties,
+                              gain := gain, log_base := log_base, empty_ideal := empty_ideal,
+                              duplicates := duplicates, event_col := event_col, mapping := mapping,
+                              collapse := collapse, time_col := time_col, unknown := unknown,
+                              metrics := metrics, threshold := threshold, max_grade := max_grade,
+                              judged := false, value_col := value_col, value_grades := value_grades,
                               bucket := bucket, start := start, stop := stop,
                               rankings_time_col := rankings_time_col);
 
@@ -191,10 +195,14 @@ FROM (
            recall_at_k AS _recall_at_k, f1_at_k AS _f1_at_k, hit_rate AS _hit_rate,
            reciprocal_rank AS _reciprocal_rank, average_precision AS _average_precision,
            r_precision AS _r_precision, err AS _err, rbp AS _rbp, judged_at_k AS _judged_at_k
-    FROM _ndcg_report_metric_rows(rankings, events, k, slice_by, query_col, item_col,
-                                  position_col, score_col, ties, gain, log_base, empty_ideal,
-                                  duplicates, event_col, mapping, collapse, time_col, unknown,
-                                  metrics, threshold, max_grade, judged := true,
+    FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
+                                  query_col := query_col, item_col := item_col,
+                                  position_col := position_col, score_col := score_col,
+                                  ties := ties, gain := gain, log_base := log_base,
+                                  empty_ideal := empty_ideal, duplicates := duplicates,
+                                  event_col := event_col, mapping := mapping, collapse := collapse,
+                                  time_col := time_col, unknown := unknown, metrics := metrics,
+                                  threshold := threshold, max_grade := max_grade, judged := true,
                                   value_col := value_col, value_grades := value_grades,
                                   bucket := bucket, start := start, stop := stop,
                                   rankings_time_col := rankings_time_col)
