@@ -43,6 +43,23 @@ CASE
     END
 END;
 
+-- _ndcg_run_columns_error(tbl, rel_col, rnk_col): NULL when the grade and rank columns of the
+-- judged-run table tbl (a name) are numbers, else an error naming the column and the table
+-- (internal; the input rule run_report and measures_report share). Read from the column types,
+-- one row, so it costs nothing per row.
+-- Example: SELECT _ndcg_run_columns_error('judged_run', 'rel', 'rnk');  -- NULL
+CREATE OR REPLACE MACRO _ndcg_run_columns_error(tbl, rel_col, rnk_col) AS
+CASE
+    WHEN NOT _ndcg_is_number_type(coalesce(
+             (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
+             'NULL')) THEN
+        error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
+    WHEN NOT _ndcg_is_number_type(coalesce(
+             (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
+             'NULL')) THEN
+        error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
+END;
+
 -- _ndcg_is_number_type(type_name): whether a typeof() name is a numeric type (or the NULL type of
 -- an all-NULL column), the types grades and rank keys may have (internal).
 CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name) AS

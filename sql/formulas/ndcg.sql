@@ -1,13 +1,16 @@
 -- DCG, the ideal ranking and NDCG of a ranking (internal).
 
--- _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative) -> DOUBLE  [aggregate]
+-- _ndcg_dcg(rel, rnk, k := ..., gain := ..., ties := ..., tie_key := ..., weight := ...,
+--           param := ..., negative := ...) -> DOUBLE  [aggregate]
 -- (internal): the gains of a group's rows summed with positional weights over the first k
 -- positions of its ranking, ties averaged or broken by tie_key: dcg and ndcg (weight 'log', param
 -- the log base), cg ('none'). The grades and the gain and negative arguments are checked here
 -- (_ndcg_grade_error); rel and rnk come as DOUBLE, already checked to be numbers
 -- (_ndcg_type_error). The other parameters are dcg's, see dcg.sql.
--- Example: _ndcg_dcg(rel::DOUBLE, rnk::DOUBLE, 10, 'linear', 'average', NULL, 'log', 2, 'error')
-CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, weight, param, negative) AS
+-- Example: _ndcg_dcg(rel::DOUBLE, rnk::DOUBLE, k := 10, gain := 'linear', ties := 'average',
+--                    tie_key := NULL, weight := 'log', param := 2, negative := 'error')
+CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k := NULL, gain := NULL, ties := NULL, tie_key := NULL,
+                                  weight := NULL, param := NULL, negative := NULL) AS
 CASE WHEN _ndcg_grade_error(rel, gain, negative) IS NULL
           AND _ndcg_rank_error(rnk, ties, tie_key) IS NULL THEN
     _ndcg_weighted_sum(_ndcg_ranking(_ndcg_gain_value(rel, gain), rnk, k, ties, tie_key), k, ties,
@@ -73,14 +76,16 @@ END;
 CREATE OR REPLACE MACRO _ndcg_empty(value, relevant, empty_ideal) AS
 CASE WHEN coalesce(relevant, 0) = 0 THEN empty_ideal::DOUBLE ELSE value END;
 
--- _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
---             full_ideal, negative):
+-- _ndcg_ndcg(rel, rnk, k := ..., gain := ..., ties := ..., tie_key := ..., log_base := ...,
+--            empty_ideal := ..., clamp_k := ..., full_ideal := ..., negative := ...):
 -- the engine of ndcg (internal), fed by ndcg with grades and rank keys already checked to be
 -- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are ndcg's, see ndcg.sql.
-CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k, gain, ties, tie_key, log_base, empty_ideal, clamp_k,
-                                   full_ideal, negative) AS
+CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k := NULL, gain := NULL, ties := NULL,
+                                   tie_key := NULL, log_base := NULL, empty_ideal := NULL,
+                                   clamp_k := NULL, full_ideal := NULL, negative := NULL) AS
 coalesce(
-    _ndcg_dcg(rel, rnk, k, gain, ties, tie_key, 'log', log_base, negative)
+    _ndcg_dcg(rel, rnk, k := k, gain := gain, ties := ties, tie_key := tie_key, weight := 'log',
+              param := log_base, negative := negative)
     / nullif(_ndcg_weighted_list(
         -- with averaged ties the ranking holds every non-zero gain (judged rows it did not return
         -- too): their sorted gains are the ideal ranking, with no aggregate of its own

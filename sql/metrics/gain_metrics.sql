@@ -9,8 +9,9 @@
 CREATE OR REPLACE MACRO cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                            negative := 'error') AS
 CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
-    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
-              'none', NULL, negative)
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k := k, gain := gain,
+              ties := ties, tie_key := tie_key, weight := 'none', param := NULL,
+              negative := negative)
 END;
 
 -- dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL, log_base := 2,
@@ -27,8 +28,9 @@ END;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                             log_base := 2, negative := 'error') AS
 CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
-    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
-              'log', log_base, negative)
+    _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k := k, gain := gain,
+              ties := ties, tie_key := tie_key, weight := 'log', param := log_base,
+              negative := negative)
 END;
 
 -- idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE  [aggregate]
@@ -59,8 +61,9 @@ CREATE OR REPLACE MACRO ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'ave
                              log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
                              negative := 'error') AS
 CASE WHEN _ndcg_type_error(rel, 'rel') IS NULL AND _ndcg_type_error(rnk, 'rnk') IS NULL THEN
-    _ndcg_ndcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, gain, ties, tie_key,
-               log_base, empty_ideal, clamp_k, full_ideal, negative)
+    _ndcg_ndcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k := k, gain := gain,
+               ties := ties, tie_key := tie_key, log_base := log_base, empty_ideal := empty_ideal,
+               clamp_k := clamp_k, full_ideal := full_ideal, negative := negative)
 END;
 
 -- discounted_gain(rel, rnk, gain := 'linear', log_base := 2, negative := 'error') -> DOUBLE

@@ -33,14 +33,7 @@ _ndcg_judged AS (
 _ndcg_checks AS MATERIALIZED (
     -- the input rules of run_report: rel and rnk numbers, no NULL query
     SELECT CASE
-               WHEN NOT _ndcg_is_number_type(coalesce(
-                        (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
-                        'NULL')) THEN
-                   error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
-               WHEN NOT _ndcg_is_number_type(coalesce(
-                        (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
-                        'NULL')) THEN
-                   error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
+               WHEN _ndcg_run_columns_error(tbl, rel_col, rnk_col) IS NOT NULL THEN NULL
                WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
                    error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
            END AS _failed

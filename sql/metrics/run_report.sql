@@ -34,14 +34,7 @@ WITH _ndcg_judged AS NOT MATERIALIZED (
 _ndcg_checks AS (
     -- one fixed-size aggregate over the table: every input rule of the aggregates, named
     SELECT CASE
-               WHEN NOT _ndcg_is_number_type(coalesce(
-                        (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
-                        'NULL')) THEN
-                   error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
-               WHEN NOT _ndcg_is_number_type(coalesce(
-                        (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
-                        'NULL')) THEN
-                   error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
+               WHEN _ndcg_run_columns_error(tbl, rel_col, rnk_col) IS NOT NULL THEN NULL
                WHEN len(list_filter(metrics, lambda m: NOT coalesce(list_contains(
                         ['ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'], m), false)))
                     > 0 OR len(metrics) = 0 THEN

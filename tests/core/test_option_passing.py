@@ -1,6 +1,6 @@
-"""Options travel by name: an internal macro that takes a report's options declares each one as
-``name := NULL``, and every call names every one of them (issue 21: a swapped or forgotten
-positional option was caught only by behaviour tests).
+"""Options travel by name: an internal macro that takes a report's or a metric's options declares
+each one as ``name := NULL``, and every call names every one of them (issue 21: a swapped or
+forgotten positional option was caught only by behaviour tests).
 
 The rule is read from the SQL, not listed here: an internal macro whose parameters after its
 tables are all ``:= NULL`` takes options, so each call of it must name exactly those options.
@@ -69,10 +69,10 @@ def _option_takers() -> dict[str, tuple[int, set[str]]]:
 TAKERS = _option_takers()
 
 
-def test_the_report_engine_takes_its_options_by_name() -> None:
-    # the four internal macros that used to take the report's options by position
+def test_the_engines_take_their_options_by_name() -> None:
+    # the internal macros that used to take the report's or ndcg's options by position
     assert {"_ndcg_report_rows", "_ndcg_report_metric_rows", "_ndcg_compare_pairs",
-            "_ndcg_event_relevance"} <= set(TAKERS)
+            "_ndcg_event_relevance", "_ndcg_dcg", "_ndcg_ndcg"} <= set(TAKERS)
 
 
 @pytest.mark.parametrize("macro", [m for m in macros() if any(
