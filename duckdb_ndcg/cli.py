@@ -54,6 +54,7 @@ from duckdb_ndcg.macros import (
 )
 from duckdb_ndcg.measures import parse_measures, report_groups
 from duckdb_ndcg.presets import trec_complete
+from duckdb_ndcg.presets import trec_measures as preset_measures
 from duckdb_ndcg.sources import SOURCES
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -1392,12 +1393,15 @@ _OUT_OF_MEMORY = (
 def _trec(args: argparse.Namespace) -> None:
     """duckdb-ndcg trec: every -m is read before any file; lines as trec_eval prints them."""
     try:
-        trec.trec_measures(args.measures)
+        chosen = trec.trec_measures(args.measures)[1]
     except ValueError as error:
         raise VerbatimUsageError(f"-m: {error}") from None
     if args.preset is not None:
         try:
             trec_complete(args.preset)
+            flags = {"-c": args.complete, "-J": args.judged_only,
+                     "-M": args.max_retrieved is not None}
+            preset_measures(args.preset, chosen if args.measures else [], flags)
         except ValueError as error:
             raise VerbatimUsageError(f"--preset: {error}") from None
     for role, path in (("qrels", args.qrels), ("run", args.run_file)):

@@ -15,8 +15,10 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from duckdb_ndcg.conventions import PRESETS, Preset
+from duckdb_ndcg.measures import Measure
 
 # evaluate's own defaults of the options a preset sets
 _EVALUATE_DEFAULTS = {"ties": "average", "gain": "linear", "empty_ideal": 0.0}
@@ -36,12 +38,13 @@ def preset_row(name: str, surface: str) -> Preset:
 
 
 def evaluate_options(name: str, given: Mapping[str, object], ranked_by_score: bool,
-                     metrics: list[str]) -> tuple[dict[str, object], bool]:
-    """evaluate's options under preset ``name``: (ties, gain and empty_ideal, whether the events
-    are read for the ranked items only); ``given`` the caller's values of those options."""
+                     metrics: list[str], shape: str = "report") -> tuple[dict[str, object], bool]:
+    """evaluate's options under preset ``name``: (ties, gain, empty_ideal and rounding (the
+    decimals of ndcg and dcg, None: not rounded), whether the events are read for the ranked
+    items only); ``given`` the caller's values of the first three options."""
     row = preset_row(name, "evaluate")
     values = {"ties": "average" if row.ties == "position" else row.ties, "gain": row.gain,
-              "empty_ideal": row.empty_ideal}
+              "empty_ideal": row.empty_ideal, "rounding": row.rounding}
     for option, value in given.items():
         if value != _EVALUATE_DEFAULTS[option] and value != values[option]:
             raise ValueError(f"preset {name!r} sets {option}={values[option]!r}; drop "
@@ -53,9 +56,41 @@ def evaluate_options(name: str, given: Mapping[str, object], ranked_by_score: bo
     if others:
         raise ValueError(f"preset {name!r} fixes NDCG's conventions only; drop metrics "
                          f"{', '.join(others)}")
+    if row.rounding is not None and shape != "report":
+        raise ValueError(f"preset {name!r} scores each query, rounded to {row.rounding} decimals, "
+                         "and has no mean over queries: use shape='report' (drop --summary)")
     return values, row.ideal == "ranked"
 
 
 def trec_complete(name: str) -> bool:
     """Whether preset ``name`` scores every judged query (trec_eval -c)."""
-    return preset_row(name, "trec").queries == "judged"
+    return preset_row(name, "trec").queries in ("judged", "judged_or_ranked")
+
+
+def trec_measures(name: str, measures: list[Measure], flags: Mapping[str, bool]) -> list[Measure]:
+    """The measures of ``duckdb-ndcg trec`` under preset ``name``: as given, or for a tool whose
+    NDCG trec_eval's ndcg_cut does not follow (Elasticsearch: exponential gain, the ideal cut at
+    the hits returned) its NDCG at each cutoff, the only measure it takes. ``flags``: the trec
+    flags the preset fixes (``-c``, ``-J``, ``-M``) and whether each was given."""
+    row = preset_row(name, "trec")
+    if row.gain == "linear" and row.ideal == "judged":
+        return measures
+    given = [flag for flag, on in flags.items() if on]
+    if given:
+        raise ValueError(f"preset {name!r} fixes the query set and the hits (each query of the "
+                         f"qrels or the run, every line of it); drop {given[0]}")
+    others = [m.trec or m.name for m in measures if not _cut_ndcg(m)]
+    if others or not measures:
+        raise ValueError(f"preset {name!r} gives its normalized DCG as ndcg_cut.k only; "
+                         f"drop {', '.join(others) if others else 'the default official'}"
+                         " (-m ndcg_cut.10)")
+    extra = {"gain": row.gain, "clamp_k": row.ideal == "judged_cut_returned"}
+    return [replace(m, options=tuple(sorted({**dict(m.options), **extra}.items())))
+            for m in measures]
+
+
+def _cut_ndcg(measure: Measure) -> bool:
+    """Whether ``measure`` is trec_eval's ndcg_cut (NDCG at a cutoff, linear gain)."""
+    options = dict(measure.options)
+    return (measure.metric == "ndcg" and options.get("k") is not None
+            and "gain" not in options and not measure.judged_only)

@@ -33,7 +33,8 @@ from duckdb_ndcg.measures import (
     summary_sql,
     with_threshold,
 )
-from duckdb_ndcg.presets import trec_complete
+from duckdb_ndcg.presets import preset_row, trec_complete
+from duckdb_ndcg.presets import trec_measures as preset_measures
 
 _COUNT_METRICS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "all" only
@@ -97,9 +98,15 @@ def trec_lines(
     count, scoring 0), ``judged_only`` ``-J``, ``level`` ``-l``, ``max_retrieved`` ``-M``,
     ``summary`` False for ``-n``, ``preset`` a tool's query set (``conventions.PRESETS``:
     'trec_eval', 'trec_eval_c', 'ir_measures', 'ranx'; the last three score every judged query,
-    as ``complete``). ``con`` has the macros registered."""
-    complete = complete or (preset is not None and trec_complete(preset))
+    as ``complete``), or 'elasticsearch': rank_eval's normalized dcg as ``ndcg_cut.k``, over every
+    query of the qrels or the run. ``con`` has the macros registered."""
     runid, chosen, skipped = trec_measures(list(measures))
+    every = False  # every query of the qrels or the run (Elasticsearch's requests)
+    if preset is not None:
+        flags = {"-c": complete, "-J": judged_only, "-M": max_retrieved is not None}
+        chosen = preset_measures(preset, chosen if measures else [], flags)
+        complete = complete or trec_complete(preset)
+        every = preset_row(preset, "trec").queries == "judged_or_ranked"
     if skipped:
         print(f"duckdb-ndcg trec: all_trec: not computed yet: {', '.join(skipped)}",
               file=sys.stderr)
@@ -117,6 +124,8 @@ def trec_lines(
         )
     else:
         _read_parquet_run(con, run, parquet, cap)
+    if preset is not None and preset_row(preset, "trec").ties == "position":
+        _check_hits_order(con, preset)
     # the query set: queries both judged and run (-c: every judged query); a run's query that
     # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "in the
     # pool, unjudged" (its -2; a document not in the qrels is its -1, "not in the pool"):
@@ -127,9 +136,9 @@ def trec_lines(
                coalesce(r.item_id, q.item_id) AS item_id,
                CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk, q.rel AS qrels_grade
         FROM _trec_run r FULL OUTER JOIN _trec_qrels q USING (query_id, item_id)
-        WHERE coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
-          AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run))""",
-        [complete],
+        WHERE $2 OR (coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
+          AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run)))""",
+        [complete, every],
     )
     sql, params = measures_sql(chosen, "_trec_judged", pool_col="qrels_grade")
     con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
@@ -155,6 +164,25 @@ def trec_lines(
     for measure, value in zip(chosen, totals):
         if measure.metric not in TEXT_METRICS:  # relstring: per query only, as trec_eval
             yield _line(measure, "all", value)
+
+
+def _check_hits_order(con: duckdb.DuckDBPyConnection, preset: str) -> None:
+    """Under a preset that scores the hits in the tool's own order (Elasticsearch), the run's
+    scores must tell that order (no equal scores in a query) and the qrels' grades be ratings
+    (>= 0, which trec_eval's negative "unjudged" grades are not): else one error line."""
+    tie = con.execute(
+        "SELECT query_id, score FROM _trec_run GROUP BY query_id, score HAVING count(*) > 1 "
+        "ORDER BY query_id, score DESC LIMIT 1").fetchone()
+    if tie is not None:
+        raise ValueError(f"preset {preset!r} scores the hits in {preset}'s own order, which equal "
+                         f"scores cannot tell: query {tie[0]!r} has score {tie[1]!r} more than "
+                         "once")
+    negative = con.execute(
+        "SELECT query_id, item_id, rel FROM _trec_qrels WHERE rel < 0 "
+        "ORDER BY query_id, item_id LIMIT 1").fetchone()
+    if negative is not None:
+        raise ValueError(f"preset {preset!r} reads grades as ratings >= 0: document "
+                         f"{negative[1]!r} of query {negative[0]!r} has {negative[2]:g}")
 
 
 # the columns of a Parquet run: (query, document, score) as ir_measures' data frames name them,
@@ -275,5 +303,7 @@ all_trec (all of trec_eval's); a run may be a .parquet file.""",
     te.add_argument("--preset", choices=list(PRESETS),
                     help="the query set as a tool has it: trec_eval (judged and run, the "
                     "default), trec_eval_c, ir_measures, ranx (every judged query, 0 when not "
-                    "run: -c)")
+                    "run: -c); elasticsearch: rank_eval's normalized dcg as -m ndcg_cut.k "
+                    "(2^grade - 1, the ideal cut at the hits returned) over every query of the "
+                    "qrels or the run")
     return te
