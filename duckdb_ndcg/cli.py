@@ -538,6 +538,13 @@ def _connect(
     return con
 
 
+def _checked_memory_limit(text: str) -> str:
+    """--memory-limit's value, checked to be a size (500MB, 2GB) before DuckDB reads it."""
+    if not re.fullmatch(r"\d+(\.\d+)?\s*[KMGT]i?B", text, re.IGNORECASE):
+        raise UsageError(f"--memory-limit takes a size like 500MB or 2GB, got {text!r}")
+    return text
+
+
 def _stage(text: str) -> None:
     """A progress line on stderr, only when stderr is a terminal."""
     if sys.stderr.isatty():
@@ -776,8 +783,7 @@ def _evaluate(args: argparse.Namespace) -> None:
             )
     con = _connect()
     if args.memory_limit:  # SET takes no parameters: the value is checked to be a size first
-        if not re.fullmatch(r"\d+(\.\d+)?\s*[KMGT]i?B", args.memory_limit, re.IGNORECASE):
-            raise UsageError(f"--memory-limit takes a size like 500MB or 2GB, got {args.memory_limit!r}")
+        _checked_memory_limit(args.memory_limit)
         con.execute(f"SET memory_limit = '{args.memory_limit}'")
     if args.db:  # read-only: the report's temporary views and macros live in memory
         _attach(con, args.db)
@@ -1407,7 +1413,12 @@ def _trec(args: argparse.Namespace) -> None:
     for role, path in (("qrels", args.qrels), ("run", args.run_file)):
         if not Path(path).is_file():
             raise UsageError(f"{role} file {path!r} does not exist")
-    con = register(_connect())
+    config = {}  # DuckDB's settings, given to connect (no SQL text)
+    if args.memory_limit:
+        config["memory_limit"] = _checked_memory_limit(args.memory_limit)
+    if args.temp_directory:
+        config["temp_directory"] = args.temp_directory
+    con = register(_connect(config=config))
     lines = trec.trec_lines(
         con, args.qrels, args.run_file, args.measures, args.per_query, args.complete,
         args.judged_only, args.level, args.max_retrieved, not args.no_summary, args.preset,

@@ -35,6 +35,7 @@ from duckdb_ndcg.measures import (
 )
 from duckdb_ndcg.presets import preset_row, trec_complete
 from duckdb_ndcg.presets import trec_measures as preset_measures
+from duckdb_ndcg.trec_plan import covers, spilling_sql
 
 _COUNT_METRICS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "all" only
@@ -140,8 +141,7 @@ def trec_lines(
           AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run)))""",
         [complete, every],
     )
-    sql, params = measures_sql(chosen, "_trec_judged", pool_col="qrels_grade")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
+    _score(con, chosen)
     if per_query:
         rows = con.execute("SELECT * FROM _trec_scores ORDER BY query_id").fetchall()
         for row in rows:
@@ -156,14 +156,40 @@ def trec_lines(
                else (Path(run).name.removesuffix(".parquet"),))
         yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
     elif runid:
-        tag = con.execute(
-            "SELECT list(fields[6] ORDER BY line_no)[-1] FROM _ndcg_read_fields($1)", [run]
+        tag = con.execute(  # the last line's tag (a fixed-size state: arg_max, not a list)
+            "SELECT arg_max(fields[6], line_no) FROM _ndcg_read_fields($1)", [run]
         ).fetchone()
         yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
     totals = con.execute(summary_sql(chosen, "_trec_scores")).fetchone() or ()
     for measure, value in zip(chosen, totals):
         if measure.metric not in TEXT_METRICS:  # relstring: per query only, as trec_eval
             yield _line(measure, "all", value)
+
+
+def _score(con: duckdb.DuckDBPyConnection, chosen: list[Measure]) -> None:
+    """_trec_scores (query_id, m0, m1, ...: the chosen measures in order) from _trec_judged:
+    trec_eval's usual measures by the plan DuckDB can spill (duckdb_ndcg.trec_plan), the others
+    by the aggregates, each set a table of its own, joined on the query."""
+    fast = [i for i, m in enumerate(chosen) if covers([m])]
+    fast = [i for i in fast if covers([chosen[fast[0]], chosen[i]])] if fast else []
+    rest = [i for i in range(len(chosen)) if i not in fast]
+    parts = []
+    for name, indexes, plan in (("_trec_fast", fast, spilling_sql), ("_trec_rest", rest, None)):
+        if not indexes:
+            continue
+        measures = [chosen[i] for i in indexes]
+        sql, params = (plan(measures, "_trec_judged") if plan else
+                       measures_sql(measures, "_trec_judged", pool_col="qrels_grade"))
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}", params)
+        parts.append((name, {i: f"m{j}" for j, i in enumerate(indexes)}))
+    first = parts[0][0]
+    columns = ", ".join(f"{name}.{part[i]} AS m{i}" for i in range(len(chosen))
+                        for name, part in parts if i in part)
+    joins = "".join(f" JOIN {name} USING (query_id)" for name, _ in parts[1:])
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS "
+                f"SELECT query_id, {columns} FROM {first}{joins}")
+    for name, _ in parts:
+        con.execute(f"DROP TABLE {name}")
 
 
 def _check_hits_order(con: duckdb.DuckDBPyConnection, preset: str) -> None:
@@ -300,6 +326,13 @@ all_trec (all of trec_eval's); a run may be a .parquet file.""",
     te.add_argument("-M", dest="max_retrieved", type=_positive, metavar="N",
                     help="read at most the first N items of each query (default all)")
     te.add_argument("-n", dest="no_summary", action="store_true", help="no summary (all) lines")
+    te.add_argument("--memory-limit",
+                    help="DuckDB's memory_limit for this run, e.g. 2GB (default: DuckDB's, 80%% "
+                    "of RAM); the usual measures (official's, P, recall, map_cut) spill to disk "
+                    "beyond it")
+    te.add_argument("--temp-directory",
+                    help="where DuckDB spills beyond --memory-limit (default: DuckDB's, .tmp in "
+                    "the current folder)")
     te.add_argument("--preset", choices=list(PRESETS),
                     help="the query set as a tool has it: trec_eval (judged and run, the "
                     "default), trec_eval_c, ir_measures, ranx (every judged query, 0 when not "
