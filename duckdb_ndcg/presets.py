@@ -1,15 +1,17 @@
 """Presets: one tool's conventions (``conventions.PRESETS``, one row of data each) applied to
 ``evaluate`` or ``duckdb-ndcg trec``.
 
-A preset sets the options a surface has (``evaluate``: ties, gain, empty_ideal and the ideal
-from the ranked items only; ``trec``: the query set); a value it fixes that the caller set
-otherwise, a preset recorded for another surface, and a rule the surface cannot follow are one
-error line naming the preset.
+A preset sets the options a surface has (``evaluate``: ties, gain, empty_ideal, the ideal
+from the ranked items only and the rounding of ndcg and dcg; ``trec``: the query set, and for a
+tool whose NDCG is not trec_eval's, its NDCG as ``ndcg_cut.k``); a value it fixes that the
+caller set otherwise, a preset recorded for another surface, and a rule the surface cannot
+follow are one error line naming the preset.
 
 Example::
 
     duckdb_ndcg.evaluate("shown.parquet", "events.parquet", score_col="score", preset="sklearn")
     # duckdb-ndcg trec qrels.txt run.txt --preset ir_measures
+    # duckdb-ndcg trec qrels.txt run.txt --preset elasticsearch -m ndcg_cut.10
 """
 
 from __future__ import annotations
