@@ -1406,7 +1406,8 @@ def _trec(args: argparse.Namespace) -> None:
         try:
             trec_complete(args.preset)
             flags = {"-c": args.complete, "-J": args.judged_only,
-                     "-M": args.max_retrieved is not None}
+                     "-M": args.max_retrieved is not None, "-l": args.level != 1,
+                     "-q": args.per_query, "-n": args.no_summary}
             preset_measures(args.preset, chosen if args.measures else [], flags)
         except ValueError as error:
             raise VerbatimUsageError(f"--preset: {error}") from None

@@ -442,7 +442,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "query of the qrels or the run one request (no hits or no rating: 0), equal scores "
            "refused (the hits' order is Elasticsearch's own); evaluate cuts the ideal at k"),
     Preset("opensearch_srw", "position", "ranked", "exponential", "judged", 0.0, None,
-           "min_k_returned", "srw_dynamic", 2, ("evaluate",),
+           "min_k_returned", "srw_dynamic", 2, ("evaluate", "trec"),
            "OpenSearch Search Relevance Workbench (opensearch-project/search-relevance, "
            "metrics/calculator/Evaluation.java, JudgmentThresholdCalculator.java, "
            "metrics/EvaluationMetrics.java): NDCG@k = DCG of 2^grade - 1 over the first k hits "
@@ -451,6 +451,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "(Math.round(x * 100) / 100), no mean over queries; Precision@k divides by min(k, "
            "returned) and P, MAP, Recall, MRR count grade >= max(0.5 x the highest grade, the "
            "90th percentile (nearest rank) of the query's grades) and > 0. evaluate: NDCG only, "
-           "per query (the binary metrics' threshold is not an evaluate option)"),
+           "per query (the binary metrics' threshold is not an evaluate option); trec -q -n: "
+           "P.k, map_cut.k, recall.k, ndcg_cut.k of the run's queries (duckdb_ndcg.srw)"),
 )}
 # fmt: on

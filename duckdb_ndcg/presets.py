@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from duckdb_ndcg.conventions import PRESETS, Preset
 from duckdb_ndcg.measures import Measure
+from duckdb_ndcg.srw import srw_measures
 
 # evaluate's own defaults of the options a preset sets
 _EVALUATE_DEFAULTS = {"ties": "average", "gain": "linear", "empty_ideal": 0.0}
@@ -71,21 +72,33 @@ def trec_complete(name: str) -> bool:
 
 def trec_measures(name: str, measures: list[Measure], flags: Mapping[str, bool]) -> list[Measure]:
     """The measures of ``duckdb-ndcg trec`` under preset ``name``: as given, or for a tool whose
-    NDCG trec_eval's ndcg_cut does not follow (Elasticsearch: exponential gain, the ideal cut at
-    the hits returned) its NDCG at each cutoff, the only measure it takes. ``flags``: the trec
-    flags the preset fixes (``-c``, ``-J``, ``-M``) and whether each was given."""
+    measures are not trec_eval's, its own: Elasticsearch's NDCG (exponential gain, the ideal cut
+    at the hits returned) as ``ndcg_cut.k``, the workbench's P, MAP, recall and NDCG at k
+    (duckdb_ndcg.srw). ``flags``: whether each trec flag was given (``-c``, ``-J``, ``-M``, ``-l``
+    other than 1, ``-q``, ``-n``)."""
     row = preset_row(name, "trec")
     if row.gain == "linear" and row.ideal == "judged":
         return measures
-    given = [flag for flag, on in flags.items() if on]
+    srw = row.rounding is not None  # the workbench: per query, rounded, no mean
+    fixed = ("-c", "-J", "-M", "-l") if srw else ("-c", "-J", "-M")
+    given = [flag for flag in fixed if flags.get(flag)]
     if given:
-        raise ValueError(f"preset {name!r} fixes the query set and the hits (each query of the "
-                         f"qrels or the run, every line of it); drop {given[0]}")
-    others = [m.trec or m.name for m in measures if not _cut_ndcg(m)]
+        what = ("the run's queries, their hits and its own relevance threshold" if srw else
+                "the query set and the hits (each query of the qrels or the run, every line of it)")
+        raise ValueError(f"preset {name!r} fixes {what}; drop {given[0]}")
+    if srw and not (flags.get("-q") and flags.get("-n")):
+        raise ValueError(f"preset {name!r} gives each query's values, rounded to {row.rounding} "
+                         "decimals, and no mean over queries: give -q -n")
+    others = (srw_measures(measures) if srw else
+              [m.trec or m.name for m in measures if not _cut_ndcg(m)])
     if others or not measures:
-        raise ValueError(f"preset {name!r} gives its normalized DCG as ndcg_cut.k only; "
-                         f"drop {', '.join(others) if others else 'the default official'}"
-                         " (-m ndcg_cut.10)")
+        wanted = ("has P.k, map_cut.k, recall.k and ndcg_cut.k only" if srw else
+                  "gives its normalized DCG as ndcg_cut.k only")
+        raise ValueError(f"preset {name!r} {wanted}; drop "
+                         f"{', '.join(others) if others else 'the default official'}"
+                         f" (-m {'P.10' if srw else 'ndcg_cut.10'})")
+    if srw:
+        return measures
     extra = {"gain": row.gain, "clamp_k": row.ideal == "judged_cut_returned"}
     return [replace(m, options=tuple(sorted({**dict(m.options), **extra}.items())))
             for m in measures]

@@ -33,8 +33,9 @@ from duckdb_ndcg.measures import (
     summary_sql,
     with_threshold,
 )
-from duckdb_ndcg.presets import preset_row, trec_complete
+from duckdb_ndcg.presets import preset_row
 from duckdb_ndcg.presets import trec_measures as preset_measures
+from duckdb_ndcg.srw import srw_sql
 from duckdb_ndcg.trec_plan import covers, spilling_sql
 
 _COUNT_METRICS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
@@ -99,15 +100,20 @@ def trec_lines(
     count, scoring 0), ``judged_only`` ``-J``, ``level`` ``-l``, ``max_retrieved`` ``-M``,
     ``summary`` False for ``-n``, ``preset`` a tool's query set (``conventions.PRESETS``:
     'trec_eval', 'trec_eval_c', 'ir_measures', 'ranx'; the last three score every judged query,
-    as ``complete``), or 'elasticsearch': rank_eval's normalized dcg as ``ndcg_cut.k``, over every
-    query of the qrels or the run. ``con`` has the macros registered."""
+    as ``complete``), 'elasticsearch': rank_eval's normalized dcg as ``ndcg_cut.k``, over every
+    query of the qrels or the run, or 'opensearch_srw' (``per_query`` without ``summary``): the
+    workbench's values (duckdb_ndcg.srw). ``con`` has the macros registered."""
     runid, chosen, skipped = trec_measures(list(measures))
     every = False  # every query of the qrels or the run (Elasticsearch's requests)
+    srw = False  # the Search Relevance Workbench's values (duckdb_ndcg.srw)
     if preset is not None:
-        flags = {"-c": complete, "-J": judged_only, "-M": max_retrieved is not None}
+        flags = {"-c": complete, "-J": judged_only, "-M": max_retrieved is not None,
+                 "-l": level != 1, "-q": per_query, "-n": not summary}
         chosen = preset_measures(preset, chosen if measures else [], flags)
-        complete = complete or trec_complete(preset)
-        every = preset_row(preset, "trec").queries == "judged_or_ranked"
+        queries = preset_row(preset, "trec").queries
+        complete = complete or queries in ("judged", "judged_or_ranked")
+        every = queries == "judged_or_ranked"
+        srw = preset_row(preset, "trec").rounding is not None
     if skipped:
         print(f"duckdb-ndcg trec: all_trec: not computed yet: {', '.join(skipped)}",
               file=sys.stderr)
@@ -137,11 +143,17 @@ def trec_lines(
                coalesce(r.item_id, q.item_id) AS item_id,
                CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk, q.rel AS qrels_grade
         FROM _trec_run r FULL OUTER JOIN _trec_qrels q USING (query_id, item_id)
-        WHERE $2 OR (coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
-          AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run)))""",
-        [complete, every],
+        WHERE CASE WHEN $3 THEN coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run)
+                   ELSE $2 OR (coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
+                               AND ($1 OR coalesce(r.query_id, q.query_id) IN
+                                          (SELECT query_id FROM _trec_run))) END""",
+        [complete, every, srw],
     )
-    _score(con, chosen)
+    if srw:  # the run's queries, judged or not
+        sql, params = srw_sql(chosen, "_trec_judged")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
+    else:
+        _score(con, chosen)
     if per_query:
         rows = con.execute("SELECT * FROM _trec_scores ORDER BY query_id").fetchall()
         for row in rows:
@@ -338,5 +350,6 @@ all_trec (all of trec_eval's); a run may be a .parquet file.""",
                     "default), trec_eval_c, ir_measures, ranx (every judged query, 0 when not "
                     "run: -c); elasticsearch: rank_eval's normalized dcg as -m ndcg_cut.k "
                     "(2^grade - 1, the ideal cut at the hits returned) over every query of the "
-                    "qrels or the run")
+                    "qrels or the run; opensearch_srw (with -q -n): the Search Relevance "
+                    "Workbench's P.k, map_cut.k, recall.k, ndcg_cut.k, rounded to 2 decimals")
     return te

@@ -1,11 +1,13 @@
 """The search engines' presets: Elasticsearch rank_eval's normalized ``dcg`` on ``duckdb-ndcg
-trec --preset elasticsearch -m ndcg_cut.k`` and OpenSearch Search Relevance Workbench's NDCG@k on
-``evaluate(preset='opensearch_srw')``.
+trec --preset elasticsearch -m ndcg_cut.k``, OpenSearch Search Relevance Workbench's NDCG@k on
+``evaluate(preset='opensearch_srw')`` and its P, MAP, recall and NDCG at k on ``duckdb-ndcg trec
+--preset opensearch_srw -q -n``.
 
 Neither engine runs here: the oracle is each tool's rule worked by hand in the comments (sources
 in conventions.PRESETS: Elasticsearch's DiscountedCumulativeGain.java, the workbench's
-Evaluation.java), on fixtures with an unrated hit, fewer hits than k, an all-zero query, a
-query judged but without hits (and one with hits but no rating), and equal scores."""
+Evaluation.java and JudgmentThresholdCalculator.java), on fixtures with an unrated hit, fewer
+hits than k, an all-zero query, a query judged but without hits (and one with hits but no
+rating), and equal scores; and the values the workbench's own EvaluationTests.java asserts."""
 
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ ES_BAD = [  # trec arguments after the files, exit code, words of the one error 
     (["--preset", "elasticsearch", "-m", "ndcg_cut.3", "-c"], 2, ["fixes the query set", "-c"]),
     (["--preset", "elasticsearch", "-m", "ndcg_cut.3", "-J"], 2, ["drop -J"]),
     (["--preset", "elasticsearch", "-m", "ndcg"], 2, ["drop ndcg"]),
-    (["--preset", "opensearch_srw"], 2, ["'opensearch_srw' applies to evaluate only"]),
+    (["--preset", "opensearch_srw"], 2, ["'opensearch_srw' gives each query's values"]),
 ]
 
 
@@ -186,3 +188,78 @@ def test_elasticsearch_not_on_evaluate(shown) -> None:
     with pytest.raises(ValueError, match="preset 'elasticsearch' applies to trec only"):
         duckdb_ndcg.evaluate("hits", "judged", con=shown, k=3, mapping=GRADES,
                              preset="elasticsearch")
+
+
+def _upstream_fixture(tmp_path) -> tuple[str, str]:
+    """The workbench's own test data (EvaluationTests.java, search-relevance): 20 documents d1..d20
+    graded i % 3 (threshold max(0.5 x 2, P90 = 2) = 2), returned in order by qA (20 hits), qB
+    (d1..d5) and qC (d1..d8); g0..g9 graded 1..5 twice (threshold 5, qG); c0..c4 all 3 (threshold
+    3, qK); b1..b10 graded 1 (b1..b7) and 0 (threshold 1, qb)."""
+    judged = {q: {f"d{i}": i % 3 for i in range(1, 21)} for q in ("qA", "qB", "qC")}
+    judged["qG"] = {f"g{i}": i % 5 + 1 for i in range(10)}
+    judged["qK"] = {f"c{i}": 3 for i in range(5)}
+    judged["qb"] = {f"b{i}": int(i <= 7) for i in range(1, 11)}
+    hits = {"qA": 20, "qB": 5, "qC": 8, "qG": 10, "qK": 5, "qb": 10}
+    (tmp_path / "qrels").write_text("".join(
+        f"{q} 0 {d} {g}\n" for q, docs in judged.items() for d, g in docs.items()))
+    (tmp_path / "run").write_text("".join(
+        f"{q} Q0 {d} {r} {100 - r} srw\n" for q, n in hits.items()
+        for r, d in enumerate(list(judged[q])[:n], start=1)))
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+# the values EvaluationTests.java asserts (Precision@K, MAP@K, NDCG@K of the workbench), by
+# (trec_eval name, query); P_8 of qB: 2 relevant among its 5 hits, / min(8, 5)
+SRW_UPSTREAM = {
+    ("P_20", "qA"): "0.3500", ("P_5", "qA"): "0.4000", ("map_cut_20", "qA"): "0.3900",
+    ("ndcg_cut_20", "qA"): "0.7600", ("map_cut_5", "qB"): "0.1300", ("map_cut_8", "qB"): "0.1300",
+    ("ndcg_cut_5", "qB"): "0.5100", ("ndcg_cut_8", "qB"): "0.4000", ("P_8", "qB"): "0.4000",
+    ("P_5", "qC"): "0.4000", ("map_cut_5", "qC"): "0.1300", ("ndcg_cut_5", "qC"): "0.5100",
+    ("P_10", "qG"): "0.2000", ("P_5", "qK"): "1.0000", ("P_10", "qb"): "0.7000",
+}
+
+
+def test_srw_trec_against_the_workbench_tests(con, tmp_path) -> None:
+    qrels, run = _upstream_fixture(tmp_path)
+    lines = list(trec_lines(con, qrels, run, ["P.5,8,10,20", "map_cut.5,8,20", "ndcg_cut.5,8,20"],
+                            per_query=True, summary=False, preset="opensearch_srw"))
+    values = {(line.split("\t")[0].strip(), line.split("\t")[1]): line.split("\t")[2]
+              for line in lines}
+    assert {key: values[key] for key in SRW_UPSTREAM} == SRW_UPSTREAM
+    assert len(values) == 6 * 10 and not any("\tall\t" in line for line in lines)
+
+
+def test_srw_trec_by_hand(files, capsys) -> None:
+    """The fixture above (k as given): q1's grades 1, 2, 3, 3 (threshold max(1.5, P90 = 3) = 3:
+    b and the unreturned d relevant, R = 2); its 4 hits a (unjudged), b, c, e. P@5 = 1 / min(5,
+    4) = 0.25 (trec_eval: 1 / 5); MAP@5 = (1 / 2) / 2 = 0.25; Recall@5 = 1 / 2; NDCG@3 0.38 as
+    with evaluate. q2: threshold 3, no relevant hit: 0, NDCG@3 0.32. q3 (grades all 0) and q5
+    (hits, no judgment): 0. q4 (judged, no hit) is not a query of the run: not printed."""
+    assert cli.main(["trec", *files, "--preset", "opensearch_srw", "-q", "-n", "-m", "P.5",
+                     "-m", "map_cut.5", "-m", "recall.5", "-m", "ndcg_cut.3"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    values = {(name.strip(), q): v for name, q, v in rows}
+    assert values == {
+        **{(m, q): "0.0000" for m in ("P_5", "recall_5", "ndcg_cut_3", "map_cut_5")
+           for q in ("q2", "q3", "q5")},
+        ("P_5", "q1"): "0.2500", ("map_cut_5", "q1"): "0.2500", ("recall_5", "q1"): "0.5000",
+        ("ndcg_cut_3", "q1"): "0.3800", ("ndcg_cut_3", "q2"): "0.3200",
+    }
+
+
+SRW_TREC_BAD = [
+    (["-q", "-m", "P.5"], ["give -q -n"]),
+    (["-q", "-n", "-m", "P.5", "-l", "2"], ["own relevance threshold", "drop -l"]),
+    (["-q", "-n", "-m", "P.5", "-c"], ["drop -c"]),
+    (["-q", "-n", "-m", "recip_rank"], ["P.k, map_cut.k, recall.k and ndcg_cut.k only",
+                                        "drop recip_rank"]),
+]
+
+
+@pytest.mark.parametrize(("flags", "words"), SRW_TREC_BAD, ids=[" ".join(b[0]) for b in SRW_TREC_BAD])
+def test_srw_trec_refusals(files, capsys, flags, words) -> None:
+    assert cli.main(["trec", *files, "--preset", "opensearch_srw", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    for word in words:
+        assert word in err, err
