@@ -205,9 +205,10 @@ def _score(con: duckdb.DuckDBPyConnection, chosen: list[Measure]) -> None:
 
 
 def _check_hits_order(con: duckdb.DuckDBPyConnection, preset: str) -> None:
-    """Under a preset that scores the hits in the tool's own order (Elasticsearch), the run's
-    scores must tell that order (no equal scores in a query) and the qrels' grades be ratings
-    (>= 0, which trec_eval's negative "unjudged" grades are not): else one error line."""
+    """Under a preset that scores the hits in the tool's own order (Elasticsearch, the
+    workbench), the run's scores must tell that order (no equal scores in a query) and the
+    qrels' grades be ratings (>= 0, which trec_eval's negative "unjudged" grades are not): else
+    one error line."""
     tie = con.execute(
         "SELECT query_id, score FROM _trec_run GROUP BY query_id, score HAVING count(*) > 1 "
         "ORDER BY query_id, score DESC LIMIT 1").fetchone()
