@@ -54,6 +54,7 @@ from duckdb_ndcg.macros import (
 )
 from duckdb_ndcg.measures import parse_measures, report_groups
 from duckdb_ndcg.presets import trec_complete
+from duckdb_ndcg.presets import trec_measures as preset_measures
 from duckdb_ndcg.sources import SOURCES
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -537,6 +538,13 @@ def _connect(
     return con
 
 
+def _checked_memory_limit(text: str) -> str:
+    """--memory-limit's value, checked to be a size (500MB, 2GB) before DuckDB reads it."""
+    if not re.fullmatch(r"\d+(\.\d+)?\s*[KMGT]i?B", text, re.IGNORECASE):
+        raise UsageError(f"--memory-limit takes a size like 500MB or 2GB, got {text!r}")
+    return text
+
+
 def _stage(text: str) -> None:
     """A progress line on stderr, only when stderr is a terminal."""
     if sys.stderr.isatty():
@@ -775,8 +783,7 @@ def _evaluate(args: argparse.Namespace) -> None:
             )
     con = _connect()
     if args.memory_limit:  # SET takes no parameters: the value is checked to be a size first
-        if not re.fullmatch(r"\d+(\.\d+)?\s*[KMGT]i?B", args.memory_limit, re.IGNORECASE):
-            raise UsageError(f"--memory-limit takes a size like 500MB or 2GB, got {args.memory_limit!r}")
+        _checked_memory_limit(args.memory_limit)
         con.execute(f"SET memory_limit = '{args.memory_limit}'")
     if args.db:  # read-only: the report's temporary views and macros live in memory
         _attach(con, args.db)
@@ -1392,18 +1399,27 @@ _OUT_OF_MEMORY = (
 def _trec(args: argparse.Namespace) -> None:
     """duckdb-ndcg trec: every -m is read before any file; lines as trec_eval prints them."""
     try:
-        trec.trec_measures(args.measures)
+        chosen = trec.trec_measures(args.measures)[1]
     except ValueError as error:
         raise VerbatimUsageError(f"-m: {error}") from None
     if args.preset is not None:
         try:
             trec_complete(args.preset)
+            flags = {"-c": args.complete, "-J": args.judged_only,
+                     "-M": args.max_retrieved is not None, "-l": args.level != 1,
+                     "-q": args.per_query, "-n": args.no_summary}
+            preset_measures(args.preset, chosen if args.measures else [], flags)
         except ValueError as error:
             raise VerbatimUsageError(f"--preset: {error}") from None
     for role, path in (("qrels", args.qrels), ("run", args.run_file)):
         if not Path(path).is_file():
             raise UsageError(f"{role} file {path!r} does not exist")
-    con = register(_connect())
+    config = {}  # DuckDB's settings, given to connect (no SQL text)
+    if args.memory_limit:
+        config["memory_limit"] = _checked_memory_limit(args.memory_limit)
+    if args.temp_directory:
+        config["temp_directory"] = args.temp_directory
+    con = register(_connect(config=config))
     lines = trec.trec_lines(
         con, args.qrels, args.run_file, args.measures, args.per_query, args.complete,
         args.judged_only, args.level, args.max_retrieved, not args.no_summary, args.preset,

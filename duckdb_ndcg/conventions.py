@@ -372,8 +372,9 @@ class Preset:
     """One tool's conventions. ``ties``: 'key' (equal scores ordered by item id descending,
     trec_eval's qsort), 'average' (equal scores share their positions' discounts: the mean over
     their orders) or 'position' (the tool's own order, e.g. input order, which a score cannot tell:
-    give the rank). ``queries``: 'judged_and_run', 'judged' (a judged query not run scores 0) or
-    'ranked' (the ranked lists given). ``gain``: 'linear' (the grade) or 'exponential'
+    give the rank). ``queries``: 'judged_and_run', 'judged' (a judged query not run scores 0),
+    'ranked' (the ranked lists given) or 'judged_or_ranked' (every query judged or run, 0 without
+    hits or without a judgment). ``gain``: 'linear' (the grade) or 'exponential'
     (2^grade - 1). ``ideal``: 'judged' (every judged item of the query), 'ranked' (the ranked
     items' own grades) or 'judged_cut_returned' (the judged items' best, as many as the list
     returned). ``empty_ideal``: NDCG of a query with no relevant item. ``rbp_p``: RBP's p
@@ -430,17 +431,27 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "XGBoost ndcg metric: ndcg_exp_gain=true (2^label - 1), a stable sort of the "
            "predictions, a query without a relevant item scores 1 ('ndcg-': 0) (not run here: "
            "hand-computed test)"),
-    Preset("elasticsearch", "position", "ranked", "exponential", "judged_cut_returned", 0.0, None,
-           "k", "1", None, (),
-           "Elasticsearch rank_eval dcg with normalize: true (DiscountedCumulativeGain.java): "
-           "gain 2^rating - 1 in the hits' order, an unrated hit 0 (unknown_doc_rating unset), "
-           "the ideal from every rated document cut at the hits returned, 0 when it is 0; "
-           "recorded, not applied (evaluate cuts the ideal at k, not at the hits returned)"),
-    Preset("opensearch_srw", "key", "ranked", "linear", "judged", 0.0, None, "min_k_returned",
-           "srw_dynamic", 2, (),
-           "OpenSearch Search Relevance Workbench (issue 24): precision divides by "
-           "min(k, returned), relevant = grade >= max(0.5 x the highest grade, the 90th "
-           "percentile), metrics rounded to 2 decimals; recorded, not applied (not verified "
-           "here)"),
+    Preset("elasticsearch", "position", "judged_or_ranked", "exponential", "judged_cut_returned",
+           0.0, None, "k", "1", None, ("trec",),
+           "Elasticsearch rank_eval dcg with normalize: true (modules/rank-eval/.../"
+           "DiscountedCumulativeGain.java, evaluate and computeDCG): gain 2^rating - 1 in the "
+           "hits' order, an unrated hit 0 (unknown_doc_rating unset: a null placeholder), the "
+           "ideal from every rated document sorted descending and cut at the hits returned "
+           "(allRatings.subList(0, min(hits, ratings))), 0 when it is 0; metric_score the mean "
+           "over the requests; the search size is k, so hits <= k. trec: ndcg_cut.k only, a "
+           "query of the qrels or the run one request (no hits or no rating: 0), equal scores "
+           "refused (the hits' order is Elasticsearch's own); evaluate cuts the ideal at k"),
+    Preset("opensearch_srw", "position", "ranked", "exponential", "judged", 0.0, None,
+           "min_k_returned", "srw_dynamic", 2, ("evaluate", "trec"),
+           "OpenSearch Search Relevance Workbench (opensearch-project/search-relevance, "
+           "metrics/calculator/Evaluation.java, JudgmentThresholdCalculator.java, "
+           "metrics/EvaluationMetrics.java): NDCG@k = DCG of 2^grade - 1 over the first k hits "
+           "in their order (an unjudged hit 0) / IDCG of every judgment of the query sorted "
+           "descending cut at k, 0 when IDCG is 0, per query, rounded to 2 decimals "
+           "(Math.round(x * 100) / 100), no mean over queries; Precision@k divides by min(k, "
+           "returned) and P, MAP, Recall, MRR count grade >= max(0.5 x the highest grade, the "
+           "90th percentile (nearest rank) of the query's grades) and > 0. evaluate: NDCG only, "
+           "per query (the binary metrics' threshold is not an evaluate option); trec -q -n: "
+           "P.k, map_cut.k, recall.k, ndcg_cut.k of the run's queries (duckdb_ndcg.srw)"),
 )}
 # fmt: on

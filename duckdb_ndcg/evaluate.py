@@ -120,7 +120,9 @@ def evaluate(
     ``preset`` (default None) sets NDCG's conventions as a tool does (``conventions.PRESETS``):
     ``'sklearn'`` (ties averaged, linear gain, the ideal from the shown items' grades only),
     ``'lightgbm'``, ``'xgboost'`` (exponential gain, a query without a relevant item 1, the rank
-    as given); a preset's option given otherwise, or another metric than ndcg, is an error.
+    as given), ``'opensearch_srw'`` (exponential gain, the rank as given, ndcg and dcg rounded to
+    2 decimals, per query only); a preset's option given otherwise, or another metric than ndcg,
+    is an error.
     """
     choice("shape", shape, _SHAPES)
     names = checked_metrics(metrics, threshold, max_grade)
@@ -128,7 +130,7 @@ def evaluate(
     if preset is not None:
         fixed, shown_only = evaluate_options(
             preset, {"ties": ties, "gain": gain, "empty_ideal": empty_ideal},
-            score_col is not None, list(names))
+            score_col is not None, list(names), shape)
         ties, gain, empty_ideal = fixed["ties"], fixed["gain"], fixed["empty_ideal"]  # type: ignore[assignment]
     cuts = checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     value_grades = checked_value_grades(value_grades)
@@ -211,6 +213,10 @@ def evaluate(
     params += [threshold, max_grade]
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
     params = [ranked.name, logged.name, *params]
+    if preset is not None and fixed["rounding"] is not None:  # as the tool prints them
+        sql = (f"SELECT * REPLACE (round(ndcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} "
+               f"AS ndcg, round(dcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} AS dcg) "
+               f"FROM ({sql})")
     if source is not None and shape == "summary":
         # a column computed once (a scalar subquery), which keeps the summary's order
         params = [made.interactions, *params]

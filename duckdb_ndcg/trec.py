@@ -33,7 +33,10 @@ from duckdb_ndcg.measures import (
     summary_sql,
     with_threshold,
 )
-from duckdb_ndcg.presets import trec_complete
+from duckdb_ndcg.presets import preset_row
+from duckdb_ndcg.presets import trec_measures as preset_measures
+from duckdb_ndcg.srw import srw_sql
+from duckdb_ndcg.trec_plan import covers, spilling_sql
 
 _COUNT_METRICS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 _SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}  # trec_eval prints them for "all" only
@@ -97,9 +100,20 @@ def trec_lines(
     count, scoring 0), ``judged_only`` ``-J``, ``level`` ``-l``, ``max_retrieved`` ``-M``,
     ``summary`` False for ``-n``, ``preset`` a tool's query set (``conventions.PRESETS``:
     'trec_eval', 'trec_eval_c', 'ir_measures', 'ranx'; the last three score every judged query,
-    as ``complete``). ``con`` has the macros registered."""
-    complete = complete or (preset is not None and trec_complete(preset))
+    as ``complete``), 'elasticsearch': rank_eval's normalized dcg as ``ndcg_cut.k``, over every
+    query of the qrels or the run, or 'opensearch_srw' (``per_query`` without ``summary``): the
+    workbench's values (duckdb_ndcg.srw). ``con`` has the macros registered."""
     runid, chosen, skipped = trec_measures(list(measures))
+    every = False  # every query of the qrels or the run (Elasticsearch's requests)
+    srw = False  # the Search Relevance Workbench's values (duckdb_ndcg.srw)
+    if preset is not None:
+        flags = {"-c": complete, "-J": judged_only, "-M": max_retrieved is not None,
+                 "-l": level != 1, "-q": per_query, "-n": not summary}
+        chosen = preset_measures(preset, chosen if measures else [], flags)
+        queries = preset_row(preset, "trec").queries
+        complete = complete or queries in ("judged", "judged_or_ranked")
+        every = queries == "judged_or_ranked"
+        srw = preset_row(preset, "trec").rounding is not None
     if skipped:
         print(f"duckdb-ndcg trec: all_trec: not computed yet: {', '.join(skipped)}",
               file=sys.stderr)
@@ -117,6 +131,8 @@ def trec_lines(
         )
     else:
         _read_parquet_run(con, run, parquet, cap)
+    if preset is not None and preset_row(preset, "trec").ties == "position":
+        _check_hits_order(con, preset)
     # the query set: queries both judged and run (-c: every judged query); a run's query that
     # has no judgments is dropped, as trec_eval drops it. A negative grade is trec_eval's "in the
     # pool, unjudged" (its -2; a document not in the qrels is its -1, "not in the pool"):
@@ -127,12 +143,17 @@ def trec_lines(
                coalesce(r.item_id, q.item_id) AS item_id,
                CASE WHEN q.rel >= 0 THEN q.rel END AS rel, r.rnk, q.rel AS qrels_grade
         FROM _trec_run r FULL OUTER JOIN _trec_qrels q USING (query_id, item_id)
-        WHERE coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
-          AND ($1 OR coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run))""",
-        [complete],
+        WHERE CASE WHEN $3 THEN coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_run)
+                   ELSE $2 OR (coalesce(r.query_id, q.query_id) IN (SELECT query_id FROM _trec_qrels)
+                               AND ($1 OR coalesce(r.query_id, q.query_id) IN
+                                          (SELECT query_id FROM _trec_run))) END""",
+        [complete, every, srw],
     )
-    sql, params = measures_sql(chosen, "_trec_judged", pool_col="qrels_grade")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
+    if srw:  # the run's queries, judged or not
+        sql, params = srw_sql(chosen, "_trec_judged")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS {sql}", params)
+    else:
+        _score(con, chosen)
     if per_query:
         rows = con.execute("SELECT * FROM _trec_scores ORDER BY query_id").fetchall()
         for row in rows:
@@ -147,14 +168,60 @@ def trec_lines(
                else (Path(run).name.removesuffix(".parquet"),))
         yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
     elif runid:
-        tag = con.execute(
-            "SELECT list(fields[6] ORDER BY line_no)[-1] FROM _ndcg_read_fields($1)", [run]
+        tag = con.execute(  # the last line's tag (a fixed-size state: arg_max, not a list)
+            "SELECT arg_max(fields[6], line_no) FROM _ndcg_read_fields($1)", [run]
         ).fetchone()
         yield f"{'runid':<22}\tall\t{tag[0] if tag else ''}"
     totals = con.execute(summary_sql(chosen, "_trec_scores")).fetchone() or ()
     for measure, value in zip(chosen, totals):
         if measure.metric not in TEXT_METRICS:  # relstring: per query only, as trec_eval
             yield _line(measure, "all", value)
+
+
+def _score(con: duckdb.DuckDBPyConnection, chosen: list[Measure]) -> None:
+    """_trec_scores (query_id, m0, m1, ...: the chosen measures in order) from _trec_judged:
+    trec_eval's usual measures by the plan DuckDB can spill (duckdb_ndcg.trec_plan), the others
+    by the aggregates, each set a table of its own, joined on the query."""
+    fast = [i for i, m in enumerate(chosen) if covers([m])]
+    fast = [i for i in fast if covers([chosen[fast[0]], chosen[i]])] if fast else []
+    rest = [i for i in range(len(chosen)) if i not in fast]
+    parts = []
+    for name, indexes, plan in (("_trec_fast", fast, spilling_sql), ("_trec_rest", rest, None)):
+        if not indexes:
+            continue
+        measures = [chosen[i] for i in indexes]
+        sql, params = (plan(measures, "_trec_judged") if plan else
+                       measures_sql(measures, "_trec_judged", pool_col="qrels_grade"))
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}", params)
+        parts.append((name, {i: f"m{j}" for j, i in enumerate(indexes)}))
+    first = parts[0][0]
+    columns = ", ".join(f"{name}.{part[i]} AS m{i}" for i in range(len(chosen))
+                        for name, part in parts if i in part)
+    joins = "".join(f" JOIN {name} USING (query_id)" for name, _ in parts[1:])
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _trec_scores AS "
+                f"SELECT query_id, {columns} FROM {first}{joins}")
+    for name, _ in parts:
+        con.execute(f"DROP TABLE {name}")
+
+
+def _check_hits_order(con: duckdb.DuckDBPyConnection, preset: str) -> None:
+    """Under a preset that scores the hits in the tool's own order (Elasticsearch, the
+    workbench), the run's scores must tell that order (no equal scores in a query) and the
+    qrels' grades be ratings (>= 0, which trec_eval's negative "unjudged" grades are not): else
+    one error line."""
+    tie = con.execute(
+        "SELECT query_id, score FROM _trec_run GROUP BY query_id, score HAVING count(*) > 1 "
+        "ORDER BY query_id, score DESC LIMIT 1").fetchone()
+    if tie is not None:
+        raise ValueError(f"preset {preset!r} scores the hits in {preset}'s own order, which equal "
+                         f"scores cannot tell: query {tie[0]!r} has score {tie[1]!r} more than "
+                         "once")
+    negative = con.execute(
+        "SELECT query_id, item_id, rel FROM _trec_qrels WHERE rel < 0 "
+        "ORDER BY query_id, item_id LIMIT 1").fetchone()
+    if negative is not None:
+        raise ValueError(f"preset {preset!r} reads grades as ratings >= 0: document "
+                         f"{negative[1]!r} of query {negative[0]!r} has {negative[2]:g}")
 
 
 # the columns of a Parquet run: (query, document, score) as ir_measures' data frames name them,
@@ -272,8 +339,18 @@ all_trec (all of trec_eval's); a run may be a .parquet file.""",
     te.add_argument("-M", dest="max_retrieved", type=_positive, metavar="N",
                     help="read at most the first N items of each query (default all)")
     te.add_argument("-n", dest="no_summary", action="store_true", help="no summary (all) lines")
+    te.add_argument("--memory-limit",
+                    help="DuckDB's memory_limit for this run, e.g. 2GB (default: DuckDB's, 80%% "
+                    "of RAM); the usual measures (official's, P, recall, map_cut) spill to disk "
+                    "beyond it")
+    te.add_argument("--temp-directory",
+                    help="where DuckDB spills beyond --memory-limit (default: DuckDB's, .tmp in "
+                    "the current folder)")
     te.add_argument("--preset", choices=list(PRESETS),
                     help="the query set as a tool has it: trec_eval (judged and run, the "
                     "default), trec_eval_c, ir_measures, ranx (every judged query, 0 when not "
-                    "run: -c)")
+                    "run: -c); elasticsearch: rank_eval's normalized dcg as -m ndcg_cut.k "
+                    "(2^grade - 1, the ideal cut at the hits returned) over every query of the "
+                    "qrels or the run; opensearch_srw (with -q -n): the Search Relevance "
+                    "Workbench's P.k, map_cut.k, recall.k, ndcg_cut.k, rounded to 2 decimals")
     return te

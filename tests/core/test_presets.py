@@ -140,7 +140,7 @@ BAD = [  # evaluate options, words of the one-line error
     ({"preset": "lightgbm", "score_col": "score"}, ["preset 'lightgbm'", "position_col"]),
     ({"preset": "sklearn", "metrics": ["ndcg", "err"]}, ["NDCG's conventions only", "err"]),
     ({"preset": "ir_measures"}, ["preset 'ir_measures' applies to trec only"]),
-    ({"preset": "opensearch_srw"}, ["'opensearch_srw' is recorded, not applied"]),
+    ({"preset": "elasticsearch"}, ["preset 'elasticsearch' applies to trec only"]),
 ]
 
 
@@ -165,7 +165,7 @@ def test_trec_rejects_an_evaluate_preset(capsys) -> None:
 def test_every_row_states_its_source() -> None:
     for preset in PRESETS.values():
         assert preset.source and preset.ties in ("key", "average", "position")
-        assert preset.queries in ("judged_and_run", "judged", "ranked")
+        assert preset.queries in ("judged_and_run", "judged", "ranked", "judged_or_ranked")
         assert preset.ideal in ("judged", "ranked", "judged_cut_returned")
         assert preset.gain in ("linear", "exponential")
 
