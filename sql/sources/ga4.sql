@@ -7,10 +7,10 @@
 -- search_term a string_value). NULL when the event has no such parameter.
 CREATE OR REPLACE MACRO _ndcg_ga4_param(params, name) AS
 list_transform(list_filter(params, lambda p: p.key = name),
-               lambda p: coalesce(struct_extract(struct_extract(p, 'value'), 'string_value')::VARCHAR,
-                                  struct_extract(struct_extract(p, 'value'), 'int_value')::VARCHAR,
-                                  struct_extract(struct_extract(p, 'value'), 'double_value')::VARCHAR,
-                                  struct_extract(struct_extract(p, 'value'), 'float_value')::VARCHAR))[1];
+               lambda p: coalesce(struct_extract(p.value, 'string_value')::VARCHAR,
+                                  struct_extract(p.value, 'int_value')::VARCHAR,
+                                  struct_extract(p.value, 'double_value')::VARCHAR,
+                                  struct_extract(p.value, 'float_value')::VARCHAR))[1];
 
 -- _ndcg_ga4_types(event_types) -> MAP(VARCHAR, VARCHAR)
 -- The GA4 event names the adapter reads as interactions and the event_type each becomes
@@ -93,8 +93,8 @@ _ndcg_searches AS (
     GROUP BY user_id, session_id, event_us
 ),
 _ndcg_lists AS (
-    -- a list view's items as [item_id, item_list_index] (all a page needs), narrow rows
-    SELECT user_id, session_id, event_us,
+    -- a list view's items as [item_id, item_list_index] (all a page needs), numbered (_lid)
+    SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
            list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
                AS _content
     FROM _ndcg_views
@@ -103,21 +103,37 @@ _ndcg_lists AS (
 ),
 _ndcg_pages AS (
     -- each list view belongs to the latest search of its session at or before it (the same
-    -- microsecond included); a list view sent twice (same items, same indexes) counts once,
-    -- at its first time. Numbered (_pid: what the page's own rows are joined back on after the
-    -- narrow rows below are ordered), with each item's index read once: a whole number >= 0
-    -- (else NULL: '(not set)', NULL or empty when _unindexed, an error below otherwise)
-    SELECT *, row_number() OVER () AS _pid,
-           len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
-               > 0 AS _unindexed,
-           list_transform(_content, lambda x: CASE WHEN regexp_full_match(trim(x[2]), '[0-9]{1,18}')
-                                                   THEN trim(x[2])::BIGINT END) AS _index
+    -- microsecond included: an ASOF join of the list views' numbers, their items joined after
+    -- it, as sorting them with the views cost more); a list view sent twice (same items, same
+    -- indexes) counts once, at its first time. Numbered (_pid: what the page's own rows are
+    -- joined back on after the narrow rows below are ordered), with each item's index read
+    -- once: a whole number >= 0 (else NULL: '(not set)', NULL or empty when _unindexed, an
+    -- error below otherwise)
+    SELECT *,
+           -- the slow test only for a page with an item not read as a whole number
+           list_count(_index) < len(_content)
+           AND len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
+               > 0 AS _unindexed
     FROM (
-        SELECT s._search, l._content, min(l.event_us) AS event_us, min(hash(l._content)) AS _tie
-        FROM _ndcg_lists l
-        ASOF JOIN _ndcg_searches s
-            ON l.user_id = s.user_id AND l.session_id = s.session_id AND l.event_us >= s.search_us
-        GROUP BY s._search, l._content
+        SELECT *, row_number() OVER () AS _pid,
+               -- a digits-only index as its BIGINT prints it (most are) is read without the pattern
+               list_transform(list_transform(_content, lambda x: {'raw': x[2],
+                                                                  'n': TRY_CAST(x[2] AS BIGINT)}),
+                              lambda x: CASE WHEN x.n BETWEEN 0 AND 999999999999999999
+                                                  AND x.n::VARCHAR = x.raw THEN x.n
+                                             WHEN regexp_full_match(trim(x.raw), '[0-9]{1,18}')
+                                             THEN trim(x.raw)::BIGINT END) AS _index
+        FROM (
+            SELECT v._search, l._content, min(l.event_us) AS event_us, min(hash(l._content)) AS _tie
+            FROM _ndcg_lists l
+            JOIN (SELECT l._lid, s._search
+                  FROM (SELECT _lid, user_id, session_id, event_us FROM _ndcg_lists) l
+                  ASOF JOIN _ndcg_searches s
+                      ON l.user_id = s.user_id AND l.session_id = s.session_id
+                     AND l.event_us >= s.search_us) v
+                USING (_lid)
+            GROUP BY v._search, l._content
+        )
     )
 ),
 _ndcg_ordered AS (
