@@ -17,11 +17,11 @@ interleaved, median seconds:
 - ``evaluate``: what ``evaluate(export, source='ga4')`` runs: ``sources.adapted`` (the shown lists
   once, the interactions attributed to them once, split into the events and the unattributed
   counts), the unattributed warning's counts, then ndcg_report;
-- with ``--before REF`` (a git ref, e.g. ``main``), ``before``: the same steps as evaluate ran at
-  REF (ga4_rankings, ga4_events, ga4_unattributed's counts, ndcg_report), on a second connection
-  whose source macros are REF's ``sql/sources/*.sql``, interleaved with the others in one process.
+- with ``--before REF`` (a git ref, e.g. ``main``), ``before``: evaluate's steps (as
+  ``evaluate`` above) on a second connection whose source macros are REF's ``sql/sources/*.sql``
+  (REF's SQL, this tree's Python), interleaved with the others in one process.
 
-Writes ``benchmarks/results/ga4_adapter_<events>.md`` (``_before_<ref>`` added with --before).
+Writes ``benchmarks/results/ga4_adapter_<events>.md`` (``_<limit>`` added with --memory-limit).
 """
 
 from __future__ import annotations
@@ -91,13 +91,8 @@ def evaluated(con: duckdb.DuckDBPyConnection, export: Path) -> float:
 
 
 def before(con: duckdb.DuckDBPyConnection, export: Path) -> float:
-    """evaluate's steps at the ref whose source macros ``con`` holds."""
-    con.execute(f"CREATE OR REPLACE VIEW ga4_export AS SELECT * FROM read_parquet('{export}')")
-    con.execute("CREATE OR REPLACE TABLE shown AS SELECT * FROM ga4_rankings('ga4_export')")
-    con.execute("CREATE OR REPLACE TABLE events AS SELECT * FROM ga4_events('ga4_export')")
-    con.sql("SELECT reason, count(*) FROM ga4_unattributed('ga4_export') GROUP BY reason").fetchall()
-    con.sql("SELECT count(*) FROM events").fetchall()
-    return con.sql("SELECT avg(ndcg) FROM ndcg_report('shown', 'events', k := 10)").fetchall()[0][0]
+    """evaluate's steps with the source macros of the ref ``con`` holds."""
+    return evaluated(con, export)
 
 
 def at_ref(ref: str) -> duckdb.DuckDBPyConnection:
@@ -171,6 +166,7 @@ def main() -> None:
          f"{counts[0]:,} shown rows, {counts[1]:,} attributed events; mean NDCG@10 "
          f"{means['adapter']:.6f} every way; load average {os.getloadavg()[0]:.1f} on "
          f"{os.cpu_count()} cores"
+         + (f"; before: evaluate with the source macros of {args.before}" if args.before else "")
          + (f"; memory_limit {args.memory_limit}." if args.memory_limit else ".")),
         "",
         "| system | seconds | vs flat |",
@@ -178,8 +174,7 @@ def main() -> None:
         *(f"| {n} | {median[n]:.2f} | {median[n] / median['flat']:.1f}x |" for n in median),
         "",
     ]
-    suffix = f"_before_{args.before}" if args.before else ""
-    suffix += f"_{args.memory_limit}" if args.memory_limit else ""
+    suffix = f"_{args.memory_limit}" if args.memory_limit else ""
     out = HERE / "results" / f"ga4_adapter_{args.events}{suffix}.md"
     out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))

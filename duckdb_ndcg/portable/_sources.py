@@ -20,9 +20,8 @@ from duckdb_ndcg.portable import _dialects
 from duckdb_ndcg.portable._metrics import table_expression
 from duckdb_ndcg.portable._sql import cast, concat, string
 
-# The engines whose nested arrays the adapters are written for: run on DuckDB and ClickHouse in
-# the tests, BigQuery pinned by a golden statement, Spark run by hand
-# (tests/fixtures/portable_sources/check_spark.py: 7-22 s a statement, too slow for the suite).
+# The engines whose nested arrays the adapters are written for: run on DuckDB, ClickHouse and
+# Spark in the tests (tests/portable/test_sources_spark.py), BigQuery pinned by a golden statement.
 SOURCE_DIALECTS = ("duckdb", "bigquery", "clickhouse", "spark")
 # the functions the adapters' text calls that sqlglot keeps as written, per dialect
 FUNCTIONS = {

@@ -6,15 +6,11 @@
 -- double_value)); the first of the four values that is set (ga_session_id is an int_value,
 -- search_term a string_value). NULL when the event has no such parameter.
 CREATE OR REPLACE MACRO _ndcg_ga4_param(params, name) AS
-coalesce(
-    struct_extract(struct_extract(list_filter(params, lambda p: p.key = name)[1], 'value'),
-                   'string_value')::VARCHAR,
-    struct_extract(struct_extract(list_filter(params, lambda p: p.key = name)[1], 'value'),
-                   'int_value')::VARCHAR,
-    struct_extract(struct_extract(list_filter(params, lambda p: p.key = name)[1], 'value'),
-                   'double_value')::VARCHAR,
-    struct_extract(struct_extract(list_filter(params, lambda p: p.key = name)[1], 'value'),
-                   'float_value')::VARCHAR);
+list_transform(list_filter(params, lambda p: p.key = name),
+               lambda p: coalesce(struct_extract(p.value, 'string_value')::VARCHAR,
+                                  struct_extract(p.value, 'int_value')::VARCHAR,
+                                  struct_extract(p.value, 'double_value')::VARCHAR,
+                                  struct_extract(p.value, 'float_value')::VARCHAR))[1];
 
 -- _ndcg_ga4_types(event_types) -> MAP(VARCHAR, VARCHAR)
 -- The GA4 event names the adapter reads as interactions and the event_type each becomes
@@ -97,8 +93,8 @@ _ndcg_searches AS (
     GROUP BY user_id, session_id, event_us
 ),
 _ndcg_lists AS (
-    -- a list view's items as [item_id, item_list_index] (all a page needs), narrow rows
-    SELECT user_id, session_id, event_us, event_at,
+    -- a list view's items as [item_id, item_list_index] (all a page needs), numbered (_lid)
+    SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
            list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
                AS _content
     FROM _ndcg_views
@@ -107,92 +103,116 @@ _ndcg_lists AS (
 ),
 _ndcg_pages AS (
     -- each list view belongs to the latest search of its session at or before it (the same
-    -- microsecond included); a list view sent twice (same items, same indexes) counts once,
-    -- at its first time
-    SELECT s._search, l._content, any_value(l.user_id) AS user_id,
-           min(l.event_us) AS event_us, min(l.event_at) AS event_at
-    FROM _ndcg_lists l
-    ASOF JOIN _ndcg_searches s
-        ON l.user_id = s.user_id AND l.session_id = s.session_id AND l.event_us >= s.search_us
-    GROUP BY s._search, l._content
-),
-_ndcg_page_spans AS (
-    -- per page: whether an index is missing ('(not set)', NULL, empty: then the page's own
-    -- order), and its smallest and largest index
+    -- microsecond included: an ASOF join of the list views' numbers, their items joined after
+    -- it, as sorting them with the views cost more); a list view sent twice (same items, same
+    -- indexes) counts once, at its first time. Numbered (_pid: what the page's own rows are
+    -- joined back on after the narrow rows below are ordered), with each item's index read
+    -- once: a whole number >= 0 (else NULL: '(not set)', NULL or empty when _unindexed, an
+    -- error below otherwise)
     SELECT *,
-           len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
-               > 0 AS _unindexed,
-           list_min(list_transform(_content, lambda x: TRY_CAST(trim(x[2]) AS BIGINT)))
-               AS _min_index,
-           list_max(list_transform(_content, lambda x: TRY_CAST(trim(x[2]) AS BIGINT)))
-               AS _max_index
-    FROM _ndcg_pages
+           -- the slow test only for a page with an item not read as a whole number
+           list_count(_index) < len(_content)
+           AND len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
+               > 0 AS _unindexed
+    FROM (
+        SELECT *, row_number() OVER () AS _pid,
+               -- a digits-only index as its BIGINT prints it (most are) is read without the pattern
+               list_transform(list_transform(_content, lambda x: {'raw': x[2],
+                                                                  'n': TRY_CAST(x[2] AS BIGINT)}),
+                              lambda x: CASE WHEN x.n BETWEEN 0 AND 999999999999999999
+                                                  AND x.n::VARCHAR = x.raw THEN x.n
+                                             WHEN regexp_full_match(trim(x.raw), '[0-9]{1,18}')
+                                             THEN trim(x.raw)::BIGINT END) AS _index
+        FROM (
+            SELECT v._search, l._content, min(l.event_us) AS event_us, min(hash(l._content)) AS _tie
+            FROM _ndcg_lists l
+            JOIN (SELECT l._lid, s._search
+                  FROM (SELECT _lid, user_id, session_id, event_us FROM _ndcg_lists) l
+                  ASOF JOIN _ndcg_searches s
+                      ON l.user_id = s.user_id AND l.session_id = s.session_id
+                     AND l.event_us >= s.search_us) v
+                USING (_lid)
+            GROUP BY v._search, l._content
+        )
+    )
 ),
-_ndcg_based AS (
-    -- per page: its number in the search (time order; equal times by a hash of the content, for
-    -- a stable order) and the search's base; both windows have the same partition and order
-    -- (the base's frame the whole search), so one sort of the pages serves the two
-    SELECT *,
-           row_number() OVER (PARTITION BY _search ORDER BY event_us, hash(_content)) AS _page,
-           CASE position_base::VARCHAR
-               WHEN '0' THEN 0
-               WHEN '1' THEN 1
-               -- 'auto': a search whose smallest index (over its indexed pages) is 0
-               ELSE CASE WHEN min(CASE WHEN NOT _unindexed THEN _min_index END) OVER (
-                                  PARTITION BY _search ORDER BY event_us, hash(_content)
-                                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) = 0
-                         THEN 0 ELSE 1 END
-           END AS _base
-    FROM _ndcg_page_spans
+_ndcg_ordered AS (
+    -- per page, in one window operator over narrow rows (partitioned by search, ordered by
+    -- time, equal times by a hash of the content for a stable order): its number in the search,
+    -- the search's smallest index over its indexed pages (for the base) and the spans of the
+    -- earlier pages; a page's span: whether an index is missing (then the page's own order),
+    -- its smallest and largest index, its length
+    SELECT _pid, _search, _unindexed, _min_index,
+           row_number() OVER (PARTITION BY _search ORDER BY event_us, _tie) AS _page,
+           min(CASE WHEN NOT _unindexed THEN _min_index END) OVER (
+               PARTITION BY _search ORDER BY event_us, _tie
+               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS _search_min,
+           list({'at': event_us, 'tie': _tie, 'unindexed': _unindexed,
+                 'lo': _min_index, 'hi': _max_index, 'len': _len}) OVER (
+               PARTITION BY _search ORDER BY event_us, _tie
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS _earlier
+    FROM (
+        SELECT _pid, _search, event_us, _tie, len(_content) AS _len, _unindexed,
+               list_min(_index) AS _min_index, list_max(_index) AS _max_index
+        FROM _ndcg_pages
+    )
 ),
 _ndcg_spans AS (
-    SELECT *,
+    -- a page's base (the search's: 'auto' reads a search whose smallest index is 0 as 0-based),
+    -- its first position, and the largest absolute position of the earlier pages of its search
+    -- (a scan over them in order): a page starting past it keeps its positions, one starting
+    -- again continues after it
+    SELECT _pid, _search, _base,
            CASE WHEN _unindexed THEN 1 ELSE _min_index + 1 - _base END AS _lo,
-           CASE WHEN _unindexed THEN len(_content) ELSE _max_index + 1 - _base END AS _hi
-    FROM _ndcg_based
-),
-_ndcg_offsets AS (
-    -- per page, the largest absolute position of the earlier pages of its search (a scan over
-    -- the pages in order): a page starting past it keeps its positions, one starting again
-    -- continues after it
-    SELECT _search, _page,
-           list_reduce(list_prepend({'lo': 0::BIGINT, 'hi': 0::BIGINT}, _spans[1:_page - 1]),
-                       lambda done, span: {'lo': 0::BIGINT,
-                                           'hi': CASE WHEN span.lo > done.hi
-                                                      THEN greatest(done.hi, span.hi)
-                                                      ELSE done.hi + span.hi END}).hi AS _before
-    FROM _ndcg_spans
-    JOIN (SELECT _search, list({'lo': _lo, 'hi': _hi} ORDER BY _page) AS _spans
-          FROM _ndcg_spans GROUP BY _search)
-        USING (_search)
+           list_reduce(
+               list_prepend({'lo': 0::BIGINT, 'hi': 0::BIGINT},
+                            list_transform(list_sort(_earlier), lambda e: {
+                                'lo': CASE WHEN e.unindexed THEN 1 ELSE e.lo + 1 - _base END,
+                                'hi': CASE WHEN e.unindexed THEN e.len ELSE e.hi + 1 - _base END})),
+               lambda done, span: {'lo': 0::BIGINT,
+                                   'hi': CASE WHEN span.lo > done.hi
+                                              THEN greatest(done.hi, span.hi)
+                                              ELSE done.hi + span.hi END}).hi AS _before
+    FROM (
+        SELECT *,
+               CASE position_base::VARCHAR
+                   WHEN '0' THEN 0
+                   WHEN '1' THEN 1
+                   ELSE CASE WHEN _search_min = 0 THEN 0 ELSE 1 END
+               END AS _base
+        FROM _ndcg_ordered
+    )
 ),
 _ndcg_items AS (
     SELECT *,
            CASE
                WHEN _unindexed THEN _order
-               WHEN NOT regexp_full_match(trim(_raw), '[0-9]{1,18}') THEN
+               WHEN _on IS NULL THEN
                    error('duckdb_ndcg: item_list_index must be a whole number >= 0 or '
                          || '''(not set)'', got ''' || _raw || ''' (item '
                          || coalesce(item_id, 'NULL') || ', user ' || user_id || ')')
-               WHEN trim(_raw)::BIGINT = 0 AND _base = 1 THEN
+               WHEN _on = 0 AND _base = 1 THEN
                    error('duckdb_ndcg: item_list_index 0 in a search read as 1-based '
                          || '(position_base := 1): item ' || coalesce(item_id, 'NULL')
                          || ', user ' || user_id || ' (use position_base := 0 or ''auto'')')
-               ELSE trim(_raw)::BIGINT + 1 - _base
+               ELSE _on + 1 - _base
            END AS _on_page
     FROM (
-        SELECT _search, user_id, event_at, _page, _unindexed, _lo, _base,
-               unnest(_content)[1] AS item_id, unnest(_content)[2] AS _raw,
-               generate_subscripts(_content, 1) AS _order
-        FROM _ndcg_spans
+        SELECT s.query_id, s.search_term, s.device, s.event_date, s.user_id, s.session_id,
+               make_timestamp(p.event_us) AS event_at, p._unindexed, o._lo, o._before, o._base,
+               unnest(p._content)[1] AS item_id, unnest(p._content)[2] AS _raw,
+               unnest(p._index) AS _on, generate_subscripts(p._content, 1) AS _order
+        FROM _ndcg_pages p
+        JOIN _ndcg_spans o USING (_pid)
+        JOIN _ndcg_searches s ON o._search = s._search
     )
 )
-SELECT s.query_id, p.item_id,
-       p._on_page + CASE WHEN p._lo > o._before THEN 0 ELSE o._before END AS position,
-       s.search_term, s.device, s.event_date, s.user_id, s.session_id, p.event_at AS shown_at
-FROM _ndcg_items p
-JOIN _ndcg_offsets o USING (_search, _page)
-JOIN _ndcg_searches s USING (_search);
+SELECT query_id, item_id,
+       _on_page + CASE WHEN _lo > _before THEN 0 ELSE _before END AS position,
+       search_term, device, event_date, user_id, session_id, event_at AS shown_at
+FROM _ndcg_items
+-- a position is at least 1: the filter checks every index (the errors above), a count(*) too
+WHERE _on_page >= 1;
 
 -- _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
 --                        list_name, shown := NULL)
