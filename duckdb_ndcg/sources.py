@@ -130,9 +130,9 @@ def adapted(
         checks.insert(0, f"_ndcg_source_options({', '.join(shared)}, {given['position_base']})")
     con.execute(f"SELECT {', '.join(checks)}")
     shown = _table(con, f"{source}_rankings", f"SELECT * FROM {calls['rankings']}")
-    # the internal macro takes the inputs, then the events macro's options in its order
+    # the internal macro takes the inputs, then the events macro's options by name
     arguments = [_value_sql(s.name) for s in opened]
-    arguments += given.values()
+    arguments += [f"{name} := {value}" for name, value in given.items()]
     interactions = _table(
         con,
         f"{source}_interactions",

@@ -41,7 +41,7 @@ FROM (
     WHERE nullif(queryID::VARCHAR, '') IS NOT NULL
 );
 
--- _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types, shown := NULL)
+-- _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types := ..., shown := ...)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id,
 --            session_id, value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every object of every Algolia Insights event (internal; algolia_events returns the attributed
@@ -50,9 +50,9 @@ FROM (
 -- 'unknown event' (event_types does not name eventType/eventSubtype), 'no item' (objectID NULL
 -- or empty), 'no query' (no queryID: viewedObjectIDs, clickedObjectIDs), 'no position' (the
 -- queryID is not in the responses log), 'never shown' (the search's hits lack the object).
--- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- shown: NULL computes the shown lists; a table's name reads them from it instead
 -- (algolia_rankings with the same options, made once: what evaluate(source=...) passes).
-CREATE OR REPLACE MACRO _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types,
+CREATE OR REPLACE MACRO _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types := NULL,
                                                    shown := NULL) AS TABLE
 WITH _ndcg_computed_shown AS (
     SELECT * FROM _ndcg_algolia_shown(responses_tbl)
@@ -131,7 +131,8 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
-FROM _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types)
+FROM _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types := event_types,
+                                shown := NULL)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty log skips the other one)
@@ -152,7 +153,8 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT query_id, item_id, event_type, event_name, event_at, user_id, value, reason
-FROM _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types)
+FROM _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types := event_types,
+                                shown := NULL)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty log skips the other one)

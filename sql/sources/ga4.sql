@@ -214,8 +214,8 @@ FROM _ndcg_items
 -- a position is at least 1: the filter checks every index (the errors above), a count(*) too
 WHERE _on_page >= 1;
 
--- _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
---                        list_name, shown := NULL)
+-- _ndcg_ga4_interactions(tbl, attribution := ..., attribution_window := ..., event_types := ...,
+--                        position_base := ..., list_name := ..., shown := ...)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every item of every GA4 event that carries items, other than the showings (view_search_results,
@@ -226,10 +226,11 @@ WHERE _on_page >= 1;
 -- reason: 'unknown event' (event_types does not name the event), 'no item' (item_id NULL or
 -- empty), 'no user' (user_pseudo_id NULL), 'never shown' (no search showed the item to the user
 -- before), 'outside the window' (shown before, never within the window); NULL: attributed.
--- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- shown: NULL computes the shown lists; a table's name reads them from it instead
 -- (ga4_rankings with the same options, made once: what evaluate(source=...) passes).
-CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types,
-                                               position_base, list_name, shown := NULL) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution := NULL, attribution_window := NULL,
+                                               event_types := NULL, position_base := NULL,
+                                               list_name := NULL, shown := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_ga4_types(event_types) AS _types
 ),
@@ -367,8 +368,9 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
-FROM _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
-                            list_name)
+FROM _ndcg_ga4_interactions(tbl, attribution := attribution,
+                            attribution_window := attribution_window, event_types := event_types,
+                            position_base := position_base, list_name := list_name, shown := NULL)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -396,8 +398,9 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
-FROM _ndcg_ga4_interactions(tbl, attribution, attribution_window, event_types, position_base,
-                            list_name)
+FROM _ndcg_ga4_interactions(tbl, attribution := attribution,
+                            attribution_window := attribution_window, event_types := event_types,
+                            position_base := position_base, list_name := list_name, shown := NULL)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)

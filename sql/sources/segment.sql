@@ -182,8 +182,8 @@ FROM _ndcg_items p
 JOIN _ndcg_offsets o USING (user_id, search_us, _page)
 JOIN _ndcg_searches s USING (user_id, search_us);
 
--- _ndcg_segment_interactions(tbl, attribution, attribution_window, event_types, position_base,
---                            list_id, shown := NULL)
+-- _ndcg_segment_interactions(tbl, attribution := ..., attribution_window := ...,
+--                            event_types := ..., position_base := ..., list_id := ..., shown := ...)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every product of every Segment track call other than the showings ('Products Searched',
@@ -198,10 +198,11 @@ JOIN _ndcg_searches s USING (user_id, search_us);
 -- or before the call and within its attribution window, as _ndcg_ga4_interactions.
 -- reason: 'unknown event', 'no item' (product_id NULL or empty), 'no user', 'never shown',
 -- 'outside the window'; NULL: attributed.
--- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- shown: NULL computes the shown lists; a table's name reads them from it instead
 -- (segment_rankings with the same options, made once: what evaluate(source=...) passes).
-CREATE OR REPLACE MACRO _ndcg_segment_interactions(tbl, attribution, attribution_window,
-                                                   event_types, position_base, list_id,
+CREATE OR REPLACE MACRO _ndcg_segment_interactions(tbl, attribution := NULL,
+                                                   attribution_window := NULL, event_types := NULL,
+                                                   position_base := NULL, list_id := NULL,
                                                    shown := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_segment_types(event_types) AS _types
@@ -350,8 +351,10 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
-FROM _ndcg_segment_interactions(tbl, attribution, attribution_window, event_types,
-                                position_base, list_id)
+FROM _ndcg_segment_interactions(tbl, attribution := attribution,
+                                attribution_window := attribution_window,
+                                event_types := event_types, position_base := position_base,
+                                list_id := list_id, shown := NULL)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -377,8 +380,10 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
-FROM _ndcg_segment_interactions(tbl, attribution, attribution_window, event_types,
-                                position_base, list_id)
+FROM _ndcg_segment_interactions(tbl, attribution := attribution,
+                                attribution_window := attribution_window,
+                                event_types := event_types, position_base := position_base,
+                                list_id := list_id, shown := NULL)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)

@@ -195,8 +195,9 @@ FROM _ndcg_items p
 JOIN _ndcg_offsets o USING (user_id, session_id, search_at, _page)
 JOIN _ndcg_searches s USING (user_id, session_id, search_at);
 
--- _ndcg_snowplow_interactions(tbl, attribution, attribution_window, event_types, position_base,
---                             list_name, shown := NULL)
+-- _ndcg_snowplow_interactions(tbl, attribution := ..., attribution_window := ...,
+--                             event_types := ..., position_base := ..., list_name := ...,
+--                             shown := ...)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every product entity of every ecommerce action other than list_view, attributed to a search or
@@ -206,10 +207,11 @@ JOIN _ndcg_searches s USING (user_id, session_id, search_at);
 -- _ndcg_ga4_interactions' (sql/sources/ga4.sql): the latest ('last') or earliest ('first')
 -- showing of the item to the user at or before the action and within its attribution window;
 -- reason 'unknown event', 'no item', 'no user', 'never shown' or 'outside the window'.
--- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- shown: NULL computes the shown lists; a table's name reads them from it instead
 -- (snowplow_rankings with the same options, made once: what evaluate(source=...) passes).
-CREATE OR REPLACE MACRO _ndcg_snowplow_interactions(tbl, attribution, attribution_window,
-                                                    event_types, position_base, list_name,
+CREATE OR REPLACE MACRO _ndcg_snowplow_interactions(tbl, attribution := NULL,
+                                                    attribution_window := NULL, event_types := NULL,
+                                                    position_base := NULL, list_name := NULL,
                                                     shown := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_snowplow_types(event_types) AS _types
@@ -338,8 +340,10 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
-FROM _ndcg_snowplow_interactions(tbl, attribution, attribution_window, event_types,
-                                 position_base, list_name)
+FROM _ndcg_snowplow_interactions(tbl, attribution := attribution,
+                                 attribution_window := attribution_window,
+                                 event_types := event_types, position_base := position_base,
+                                 list_name := list_name, shown := NULL)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty table skips the other one)
@@ -369,8 +373,10 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
-FROM _ndcg_snowplow_interactions(tbl, attribution, attribution_window, event_types,
-                                 position_base, list_name)
+FROM _ndcg_snowplow_interactions(tbl, attribution := attribution,
+                                 attribution_window := attribution_window,
+                                 event_types := event_types, position_base := position_base,
+                                 list_name := list_name, shown := NULL)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty table skips the other one)

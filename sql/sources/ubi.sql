@@ -128,7 +128,8 @@ SELECT c.query_id, c.item_id, c._position AS position, c.search_term, c.applicat
        s.session_id, c.shown_at, c.shown_by
 FROM _ndcg_checked c LEFT JOIN _ndcg_sessions s USING (query_id);
 
--- _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base, event_types, shown := NULL)
+-- _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base := ..., event_types := ...,
+--                        shown := ...)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every UBI event that names an object or carries a graded type, with the showing it belongs to
@@ -138,10 +139,10 @@ FROM _ndcg_checked c LEFT JOIN _ndcg_sessions s USING (query_id);
 -- 'never shown' (the query showed other items), 'no position' (the query has no shown list: not
 -- in ubi_queries with hit ids, and no impression with an ordinal). Events without an object of
 -- a type event_types does not name (a search box's keystrokes) are not interactions: left out.
--- shown: NULL (default) computes the shown lists; a table's name reads them from it instead
+-- shown: NULL computes the shown lists; a table's name reads them from it instead
 -- (ubi_rankings with the same options, made once: what evaluate(source=...) passes).
-CREATE OR REPLACE MACRO _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base,
-                                               event_types, shown := NULL) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base := NULL,
+                                               event_types := NULL, shown := NULL) AS TABLE
 WITH _ndcg_computed_shown AS (
     SELECT * FROM _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types)
 ),
@@ -224,7 +225,8 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
-FROM _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base, event_types)
+FROM _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base := position_base,
+                            event_types := event_types, shown := NULL)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -247,7 +249,8 @@ WITH _ndcg_options AS (
 )
 SELECT * FROM (
 SELECT query_id, item_id, event_type, event_name, event_at, user_id, session_id, reason
-FROM _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base, event_types)
+FROM _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base := position_base,
+                            event_types := event_types, shown := NULL)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
