@@ -54,7 +54,6 @@ from duckdb_ndcg.macros import (
 )
 from duckdb_ndcg.measures import parse_measures, report_groups
 from duckdb_ndcg.presets import trec_complete
-from duckdb_ndcg.presets import trec_measures as preset_measures
 from duckdb_ndcg.sources import SOURCES
 
 _OUTPUTS = {".csv": "CSV", ".json": "JSON", ".parquet": "PARQUET"}
@@ -1405,10 +1404,9 @@ def _trec(args: argparse.Namespace) -> None:
     if args.preset is not None:
         try:
             trec_complete(args.preset)
-            flags = {"-c": args.complete, "-J": args.judged_only,
-                     "-M": args.max_retrieved is not None, "-l": args.level != 1,
-                     "-q": args.per_query, "-n": args.no_summary}
-            preset_measures(args.preset, chosen if args.measures else [], flags)
+            trec.preset_chosen(args.preset, chosen, bool(args.measures), args.complete,
+                               args.judged_only, args.level, args.max_retrieved, args.per_query,
+                               not args.no_summary)
         except ValueError as error:
             raise VerbatimUsageError(f"--preset: {error}") from None
     for role, path in (("qrels", args.qrels), ("run", args.run_file)):

@@ -107,13 +107,12 @@ def trec_lines(
     every = False  # every query of the qrels or the run (Elasticsearch's requests)
     srw = False  # the Search Relevance Workbench's values (duckdb_ndcg.srw)
     if preset is not None:
-        flags = {"-c": complete, "-J": judged_only, "-M": max_retrieved is not None,
-                 "-l": level != 1, "-q": per_query, "-n": not summary}
-        chosen = preset_measures(preset, chosen if measures else [], flags)
-        queries = preset_row(preset, "trec").queries
-        complete = complete or queries in ("judged", "judged_or_ranked")
-        every = queries == "judged_or_ranked"
-        srw = preset_row(preset, "trec").rounding is not None
+        chosen = preset_chosen(preset, chosen, bool(measures), complete, judged_only, level,
+                               max_retrieved, per_query, summary)
+        row = preset_row(preset, "trec")
+        complete = complete or row.queries in ("judged", "judged_or_ranked")
+        every = row.queries == "judged_or_ranked"
+        srw = row.rounding is not None
     if skipped:
         print(f"duckdb-ndcg trec: all_trec: not computed yet: {', '.join(skipped)}",
               file=sys.stderr)
@@ -176,6 +175,17 @@ def trec_lines(
     for measure, value in zip(chosen, totals):
         if measure.metric not in TEXT_METRICS:  # relstring: per query only, as trec_eval
             yield _line(measure, "all", value)
+
+
+def preset_chosen(preset: str, chosen: list[Measure], given: bool, complete: bool,
+                  judged_only: bool, level: int, max_retrieved: int | None, per_query: bool,
+                  summary: bool) -> list[Measure]:
+    """The measures ``trec_lines`` computes under ``preset`` (``presets.trec_measures``), from
+    the -m measures (``given``: whether -m was given) and trec's flags; a flag or measure the
+    preset cannot take is a ValueError. The CLI calls it before reading any file."""
+    flags = {"-c": complete, "-J": judged_only, "-M": max_retrieved is not None,
+             "-l": level != 1, "-q": per_query, "-n": not summary}
+    return preset_measures(preset, chosen if given else [], flags)
 
 
 def _score(con: duckdb.DuckDBPyConnection, chosen: list[Measure]) -> None:

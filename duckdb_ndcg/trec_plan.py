@@ -98,8 +98,7 @@ def spilling_sql(measures: list[Measure], judged: str) -> tuple[str, list[object
         if "{terms}" in template:
             template = template.replace("{terms}", "any_value(_terms)" if k is None else
                                         f"list_filter(any_value(_terms), lambda x: x.p <= {bind(k)})")
-        sql = template
-        columns.append(f"({sql})::DOUBLE AS m{i}")
+        columns.append(f"({template})::DOUBLE AS m{i}")
     table = quoted(judged)
     sql = f"""
 WITH _rows AS (
