@@ -24,6 +24,7 @@ from duckdb_ndcg.inputs import (
     require_slices,
 )
 from duckdb_ndcg.macros import own_connection, quoted, register
+from duckdb_ndcg.measures import parse_measures
 from duckdb_ndcg.presets import evaluate_options
 from duckdb_ndcg.sources import SOURCES, UNATTRIBUTED_SQL, adapted, unattributed_warning
 
@@ -66,6 +67,7 @@ def evaluate(
     source: str | None = None,
     source_options: Mapping[str, object] | None = None,
     preset: str | None = None,
+    measures: str | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """NDCG@k per query (``shape='report'``) or its mean per slice (``'summary'``) from event logs.
 
@@ -123,8 +125,22 @@ def evaluate(
     as given), ``'opensearch_srw'`` (exponential gain, the rank as given, ndcg and dcg rounded to
     2 decimals, per query only); a preset's option given otherwise, or another metric than ndcg,
     is an error.
+
+    ``measures`` (default None) scores measures as IR tools name them instead of NDCG@k and the
+    family: ``'nDCG@10 P(rel=2)@5 RR Judged@10'``, ``'ndcg_cut.5,10'``, ``'map@100'``
+    (``parse_measures`` reads them). The report is then ``event_measures``' long format
+    (query, slices, measure, value) and the summary ``event_measures_summary``'s (slices,
+    measure, value, queries); each measure names its own cutoff, relevance level and gains, so
+    ``k``, ``metrics``, ``threshold``, ``max_grade``, ``log_base``, ``empty_ideal``, a gain
+    other than 'linear' or 'value', ``duplicates='allow'`` and ``preset`` given with it are an
+    error. Example: ``evaluate("shown.parquet", "events.parquet", measures="nDCG@10 MAP")``.
     """
     choice("shape", shape, _SHAPES)
+    if measures is not None:
+        _check_measures(measures, k=k, metrics=metrics, threshold=threshold, max_grade=max_grade,
+                        log_base=log_base, empty_ideal=empty_ideal, gain=gain,
+                        duplicates=duplicates, preset=preset)
+        metrics = ("ndcg",)
     names = checked_metrics(metrics, threshold, max_grade)
     shown_only = False
     if preset is not None:
@@ -179,40 +195,47 @@ def evaluate(
     _warn_unmatched(
         con, ranked, logged, query_col, item_col, event_col, mapping_sql, mapping_params
     )
-    macro = "ndcg_report" if shape == "report" else "ndcg_summary"
-    arguments, params = report_arguments(
-        {
-            "k": cuts,
-            "slice_by": list(slice_by),
-            "query_col": query_col,
-            "item_col": item_col,
-            "position_col": position_col,
-            "score_col": score_col,
-            "ties": ties,
-            "gain": gain,
-            "log_base": log_base,
-            "empty_ideal": empty_ideal,
-            "duplicates": duplicates,
-            "event_col": event_col,
-            "mapping": grades,
-            "collapse": collapse,
-            "time_col": time_col,
-            "unknown": unknown,
-            "value_col": value_col,
-            "value_grades": value_grades,
-            "bucket": bucket,
-            "start": start,
-            "stop": stop,
-            "rankings_time_col": rankings_time_col,
-        }
-    )
-    # the names are checked against a fixed list, so they are written into the SQL: a literal
-    # list lets DuckDB drop the family's branch when only ndcg is asked for
-    listed = ", ".join(f"'{name}'" for name in names)
-    arguments += f", metrics := [{listed}], threshold := ?, max_grade := ?"
-    params += [threshold, max_grade]
-    sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
-    params = [ranked.name, logged.name, *params]
+    options = {
+        "k": cuts,
+        "slice_by": list(slice_by),
+        "query_col": query_col,
+        "item_col": item_col,
+        "position_col": position_col,
+        "score_col": score_col,
+        "ties": ties,
+        "gain": gain,
+        "log_base": log_base,
+        "empty_ideal": empty_ideal,
+        "duplicates": duplicates,
+        "event_col": event_col,
+        "mapping": grades,
+        "collapse": collapse,
+        "time_col": time_col,
+        "unknown": unknown,
+        "value_col": value_col,
+        "value_grades": value_grades,
+        "bucket": bucket,
+        "start": start,
+        "stop": stop,
+        "rankings_time_col": rankings_time_col,
+    }
+    if measures is not None:
+        macro = "event_measures" if shape == "report" else "event_measures_summary"
+        arguments, params = report_arguments(
+            {n: v for n, v in options.items()
+             if n not in ("k", "log_base", "empty_ideal", "duplicates")})
+        sql = f"SELECT * FROM {macro}(?, ?, ?, {arguments})"
+        params = [ranked.name, logged.name, measures, *params]
+    else:
+        macro = "ndcg_report" if shape == "report" else "ndcg_summary"
+        arguments, params = report_arguments(options)
+        # the names are checked against a fixed list, so they are written into the SQL: a
+        # literal list lets DuckDB drop the family's branch when only ndcg is asked for
+        listed = ", ".join(f"'{name}'" for name in names)
+        arguments += f", metrics := [{listed}], threshold := ?, max_grade := ?"
+        params += [threshold, max_grade]
+        sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
+        params = [ranked.name, logged.name, *params]
     if preset is not None and fixed["rounding"] is not None:  # as the tool prints them
         sql = (f"SELECT * REPLACE (round(ndcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} "
                f"AS ndcg, round(dcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} AS dcg) "
@@ -222,6 +245,33 @@ def evaluate(
         params = [made.interactions, *params]
         sql = f"SELECT *, ({UNATTRIBUTED_SQL}) AS unattributed FROM ({sql})"
     return con.sql(sql, params=params)
+
+
+def _check_measures(measures: object, **given: object) -> None:
+    """evaluate(measures=...): the string read by parse_measures (a ValueError naming the
+    closest names), and no report setting that measures do not read given otherwise than its
+    default (each measure names its own cutoff, level and gains)."""
+    if not isinstance(measures, str):
+        raise TypeError(f"measures must be a string ('nDCG@10 P@5'), got {measures!r}")
+    parse_measures(measures)
+    defaults = {"k": 10, "threshold": 1, "max_grade": "mapping",
+                "log_base": 2, "empty_ideal": 0.0, "duplicates": "error", "preset": None}
+    for name, value in given.items():
+        if name == "gain":
+            if value not in ("linear", "value"):
+                raise ValueError(f"gain={value!r} is not read with measures (each measure names "
+                                 "its gains: nDCG(dcg='exp-log2')@10); only 'linear' or 'value' "
+                                 "(the events' value as the grade)")
+            continue
+        if name == "metrics":
+            value = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+            same = value == ["ndcg"]
+        else:
+            same = value == defaults[name] or (name == "k" and value == [10])
+        if not same:
+            raise ValueError(f"{name}={value!r} is not read with measures: each measure names "
+                             "its own cutoff, relevance level and gains (nDCG@5, P(rel=2)@5, "
+                             "nDCG(dcg='exp-log2')@10)")
 
 
 def _shown_only(con: duckdb.DuckDBPyConnection, ranked: Source, logged: Source, query_col: str,

@@ -144,6 +144,18 @@ FROM (
 ) AS v JOIN _ndcg_wanted AS w USING (position)
 ORDER BY query_id, position;
 
+-- _ndcg_measure_mean(summary, value, query) -> DOUBLE (internal, an aggregate): one measure's
+-- per-query values combined as its parse_measures summary says: 'sum' (the counts), 'gmean'
+-- (exp(mean(ln(max(value, 1e-5)))), trec_eval's gm_map and gm_bpref), else the mean, each summed
+-- in query order, as trec_eval sums them. Shared by measures_summary and the event summaries.
+-- Example: SELECT measure, _ndcg_measure_mean(any_value(summary), value, query_id) ... GROUP BY measure
+CREATE OR REPLACE MACRO _ndcg_measure_mean(summary, value, query) AS
+CASE summary
+    WHEN 'sum' THEN sum(value)
+    WHEN 'gmean' THEN exp(list_sum(list(ln(greatest(value, 1e-5)) ORDER BY query)) / count(*))
+    ELSE list_sum(list(value ORDER BY query)) / count(*)
+END::DOUBLE;
+
 -- measures_summary(tbl, measures, grammar := NULL, query_col := 'query_id',
 --                  item_col := 'item_id', rel_col := 'rel', rnk_col := 'rnk')
 --   -> TABLE(measure VARCHAR, value DOUBLE, queries BIGINT)
@@ -156,12 +168,8 @@ ORDER BY query_id, position;
 CREATE OR REPLACE MACRO measures_summary(tbl, measures, grammar := NULL,
                                          query_col := 'query_id', item_col := 'item_id',
                                          rel_col := 'rel', rnk_col := 'rnk') AS TABLE
-SELECT s.measure, CASE s.summary
-        WHEN 'sum' THEN sum(r.value)
-        WHEN 'gmean' THEN exp(list_sum(list(ln(greatest(r.value, 1e-5)) ORDER BY r.query_id))
-                              / count(*))
-        ELSE list_sum(list(r.value ORDER BY r.query_id)) / count(*)
-    END::DOUBLE AS value, count(*) AS queries
+SELECT s.measure, _ndcg_measure_mean(s.summary, r.value, r.query_id) AS value,
+       count(*) AS queries
 FROM measures_report(tbl, measures, grammar := grammar, query_col := query_col,
                      item_col := item_col, rel_col := rel_col, rnk_col := rnk_col) AS r
 JOIN parse_measures(measures, grammar := grammar) AS s USING (measure)
