@@ -52,7 +52,7 @@ from duckdb_ndcg.macros import (
     register,
     script,
 )
-from duckdb_ndcg.measures import parse_measures, report_groups
+from duckdb_ndcg.measures import parse_measures
 from duckdb_ndcg.presets import trec_complete
 from duckdb_ndcg.sources import SOURCES
 
@@ -893,18 +893,26 @@ def _evaluate(args: argparse.Namespace) -> None:
 def _evaluate_measures(
     args: argparse.Namespace, output: Path | str | None, sourced: dict[str, object]
 ) -> None:
-    """evaluate --measures: each measure a column of the event report at its cutoff (one report
-    per threshold and gain), in long format."""
+    """evaluate --measures: every (slice, query) of the event log judged as the report judges it
+    and scored on each measure (event_measures), or their means per slice with --summary
+    (event_measures_summary)."""
     given = [flag for flag, value in (("--metrics", args.metrics), ("--chart", args.chart),
-                                       ("--threshold", args.threshold)) if value is not None]
+                                       ("--threshold", args.threshold),
+                                       ("--max-grade", args.max_grade),
+                                       ("--k", args.k != [10] or None),
+                                       ("--allow-duplicates", args.allow_duplicates or None))
+             if value is not None]
     if given:
-        raise UsageError(f"--measures names cutoffs and thresholds itself: drop {given[0]}")
+        raise UsageError(f"--measures names cutoffs, levels and gains itself: drop {given[0]}")
     if args.preset is not None:
         raise UsageError("--preset sets the report's NDCG conventions, not --measures: drop one")
+    if args.gain not in ("linear", "value"):
+        raise UsageError(f"--measures names each measure's gains (nDCG(dcg='exp-log2')@10): "
+                         f"drop --gain {args.gain}")
     try:
-        groups = report_groups(parse_measures(args.measures))
+        parse_measures(args.measures)
     except ValueError as error:
-        raise UsageError(f"--measures: {error}") from None
+        raise VerbatimUsageError(f"--measures: {error}") from None
     con = _connect()
     if args.db:
         _attach(con, args.db)
@@ -912,35 +920,17 @@ def _evaluate_measures(
     if not sourced:
         _check_rank_column(con, args)
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
-    keys = ", ".join(quoted(c) for c in [*slices, args.query_col])
-    parts, params = [], []
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
-        for number, group in enumerate(groups):
-            if not isinstance(group.gain, str):
-                raise UsageError("--measures: a gain map (gains=) is not an evaluate option")
-            names = sorted({column for _, column, _ in group.columns} - {"ndcg"}) or ["ndcg"]
-            evaluate(
-                args.rankings, args.events, k=list(group.k), con=con, slice_by=slices, **sourced,
-                query_col=args.query_col, item_col=args.item_col, position_col=args.position_col,
-                score_col=args.score_col, ties=args.ties, gain=group.gain,
-                event_col=args.event_col, mapping=args.mapping, collapse=args.collapse,
-                time_col=args.time_col, unknown="ignore" if args.ignore_unknown else "error",
-                duplicates="allow" if args.allow_duplicates else "error",
-                metrics=["ndcg", *(n for n in names if n != "ndcg")],
-                threshold=group.threshold,
-            ).to_table(f"_ndcg_group_{number}")
-            for measure, column, k in group.columns:
-                parts.append(f"SELECT {keys}, ? AS measure, {quoted(column)} AS value "
-                             f"FROM _ndcg_group_{number} WHERE k IS NOT DISTINCT FROM ?")
-                params += [measure.name, k]
-    rows = " UNION ALL ".join(parts)
-    if args.summary:
-        grouped = ", ".join([*(quoted(c) for c in slices), "measure"])
-        sql = (f"SELECT {grouped}, count(*) AS queries, avg(value) AS value FROM ({rows}) "
-               f"GROUP BY ALL ORDER BY {grouped}")
-    else:
-        sql = f"SELECT * FROM ({rows}) ORDER BY {keys}, measure"
-    con.execute(f"CREATE TABLE _ndcg_result AS {sql}", params)
+        evaluate(
+            args.rankings, args.events, con=con, slice_by=slices, **sourced,
+            query_col=args.query_col, item_col=args.item_col, position_col=args.position_col,
+            score_col=args.score_col, ties=args.ties, gain=args.gain, event_col=args.event_col,
+            mapping=args.mapping, collapse=args.collapse, time_col=args.time_col,
+            unknown="ignore" if args.ignore_unknown else "error", value_col=args.value_col,
+            value_grades=args.value_grades, bucket=args.bucket, start=args.start,
+            stop=args.stop, rankings_time_col=args.rankings_time_col, measures=args.measures,
+            shape="summary" if args.summary else "report",
+        ).to_table("_ndcg_result")
     if output:
         _emit(con, "_ndcg_result", output, args.format)
     else:

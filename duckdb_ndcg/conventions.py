@@ -117,6 +117,16 @@ REPORT_OPTIONS = (
     DUPLICATES,
     *EVENT_OPTIONS,
 )
+# the judge's (judged_run, event_measures): the report's keys and order; gain only as it
+# changes grades (the measures name their gains)
+JUDGE_OPTIONS = (
+    QUERY_COL,
+    ITEM_COL,
+    default("position_col", "'position'"),
+    default("score_col", "NULL"),
+    TIES,
+    Param("gain", "'linear'", ("linear", "value")),
+)
 # ndcg_report's family metrics (each column named like its aggregate) and their two settings;
 # max_grade is 'mapping' (the mapping's largest grade) or a number, so it is not enumerated
 REPORT_METRICS = Param(
@@ -222,6 +232,13 @@ _TABLE = (
     Macro("ndcg_summary", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
                                      *REPORT_OPTIONS, CONF, *REPORT_METRIC_OPTIONS,
                                      *VALUE_OPTIONS, *TIME_OPTIONS)),
+    # the judge and the measures of event logs: judged_run gives what every measure scores
+    Macro("judged_run", "report", (*required("rankings", "events"), SLICE_BY, *JUDGE_OPTIONS,
+                                   DUPLICATES, *EVENT_OPTIONS, *VALUE_OPTIONS, *TIME_OPTIONS)),
+    *(Macro(name, "report", (*required("rankings", "events", "measures"),
+                             default("grammar", "NULL"), SLICE_BY, *JUDGE_OPTIONS,
+                             *EVENT_OPTIONS, *VALUE_OPTIONS, *TIME_OPTIONS))
+      for name in ("event_measures", "event_measures_summary")),
     Macro("compare_rankers", "report", (*required("rankings_a", "rankings_b", "events"),
                                         K_REPORT, SLICE_BY, *PAIRING, *REPORT_OPTIONS)),
     Macro("compare_summary", "report", (*required("rankings_a", "rankings_b", "events"),

@@ -37,7 +37,10 @@ FROM (
                                        END,
                            query_col := query_col, item_col := item_col,
                            position_col := position_col, score_col := score_col, ties := ties,
-                           gain := gain, log_base := 2, empty_ideal := 0.0,
+                           -- (checked below, in the judge's words: grades only)
+                           gain := CASE WHEN gain::VARCHAR = 'value' THEN 'value'
+                                        ELSE 'linear' END,
+                           log_base := 2, empty_ideal := 0.0,
                            duplicates := duplicates, event_col := event_col,
                            mapping := _ndcg_mapping(mapping), collapse := collapse,
                            time_col := time_col, unknown := unknown,
@@ -51,10 +54,10 @@ LEFT JOIN _ndcg_logged ON _lq = _key[query_col] AND _li = _j.i
 -- a judged run holds grades: each measure names its own gains (a check on the rows, not inside
 -- the engine's COLUMNS lambdas, which take constants only)
 WHERE CASE WHEN coalesce(gain::VARCHAR IN ('linear', 'value'), false) THEN true
-           ELSE error('duckdb_ndcg: gain must be ''linear'' or ''value'' (the events'' value as '
-                      || 'the grade), got ' || coalesce(gain::VARCHAR, 'NULL') || ': a judged run '
-                      || 'holds grades, and each measure names its gains '
-                      || '(nDCG(dcg=''exp-log2'')@10)') END;
+           ELSE error('duckdb_ndcg: gain must be ''linear'' or ''value'', got '
+                      || coalesce('''' || gain::VARCHAR || '''', 'NULL') || ' (a judged run '
+                      || 'holds grades, ''value'' the events'' value as the grade; each measure '
+                      || 'names its gains: nDCG(dcg=''exp-log2'')@10)') END;
 
 -- judged_run(rankings, events, slice_by := [], query_col := 'query_id', item_col := 'item_id',
 --            position_col := 'position', score_col := NULL, ties := 'average',
@@ -142,7 +145,13 @@ SELECT unnest(query_id), measure, value
 FROM measures_report('_ndcg_event_run', measures, grammar := grammar, query_col := '_key',
                      item_col := '_i');
 
--- event_measures_summary(rankings, events, measures, ...every option of event_measures...)
+-- event_measures_summary(rankings, events, measures, grammar := NULL, slice_by := [],
+--                        query_col := 'query_id', item_col := 'item_id',
+--                        position_col := 'position', score_col := NULL, ties := 'average',
+--                        gain := 'linear', event_col := 'event_type', mapping := NULL,
+--                        collapse := 'max', time_col := NULL, unknown := 'error',
+--                        value_col := 'value', value_grades := NULL, bucket := NULL,
+--                        start := NULL, stop := NULL, rankings_time_col := 'shown_at')
 --   -> TABLE(<slice_by columns>, [bucket], measure VARCHAR, value DOUBLE, queries BIGINT)
 -- Each measure of event_measures combined over the queries of each slice, as measures_summary
 -- combines them: the mean (summed in query order, as trec_eval sums), the sum for the counts

@@ -1,6 +1,7 @@
-"""duckdb-ndcg evaluate --measures: measure strings on an event log, each read from the event
-report at its cutoff; per-query values equal ir_measures 0.4.3's (pytrec_eval) on the same grades
-(the default mapping: impression 0, click 1, add_to_cart 2, purchase 3) and positions."""
+"""duckdb-ndcg evaluate --measures: measure strings on an event log (event_measures: the event
+log judged as the report judges it, scored by measures_report); per-query values equal
+ir_measures 0.4.3's (pytrec_eval) on the same grades (the default mapping: impression 0, click 1,
+add_to_cart 2, purchase 3) and positions, items without an event unjudged."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ EVENTS = [("q1", "b", "click"), ("q1", "d", "purchase"), ("q1", "e", "click"),
           ("q2", "x", "add_to_cart"), ("q2", "y", "impression"), ("q2", "y", "click"),
           ("q3", "m", "impression")]
 GRADES = {"impression": 0, "click": 1, "add_to_cart": 2, "purchase": 3}
-MEASURES = "nDCG@3 P(rel=2)@2 RR AP Rprec R@3 Success@1 nDCG MAP@2"
+MEASURES = ("nDCG@3 P(rel=2)@2 RR AP Rprec R@3 Success@1 nDCG MAP@2 Bpref NumRet NumRel "
+            "NumRelRet Judged@2 AP(judged_only=True) P@5")
 
 
 def _files(tmp_path):
@@ -38,7 +40,7 @@ def _oracle() -> dict[tuple[str, str], float]:
         run.setdefault(q, {})[item] = -float(position)
     measures = [ir_measures.parse_measure(m) for m in MEASURES.split()]
     return {(r.query_id, repr(r.measure)): r.value
-            for r in ir_measures.pytrec_eval.iter_calc(measures, qrels, run)}
+            for r in ir_measures.iter_calc(measures, qrels, run)}
 
 
 def test_per_query_and_summary_match_ir_measures(tmp_path, capsys) -> None:
@@ -55,21 +57,23 @@ def test_per_query_and_summary_match_ir_measures(tmp_path, capsys) -> None:
     for (q, measure), value in theirs.items():
         label = labels.get(measure, measure)
         assert mine[q, label] == pytest.approx(value, abs=1e-9), (q, label)
-    # nDCG alone: the report's plan without the family (a third of the time)
-    assert cli.main(["evaluate", str(shown), str(events), "--measures", "nDCG@3",
+    # the summary: the mean over the 3 queries, NumRet the sum
+    assert cli.main(["evaluate", str(shown), str(events), "--measures", "nDCG@3 NumRet",
                      "--summary", "--output", "-", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    means = {line.split(",")[0]: float(line.split(",")[2]) for line in lines[1:]}
-    assert lines[0] == "measure,queries,value" and len(lines) == 2
-    for label in ("nDCG@3",):
-        expected = sum(v for (q, m), v in theirs.items() if m == label) / 3
-        assert means[label] == pytest.approx(expected, abs=1e-12)
+    means = {line.split(",")[0]: float(line.split(",")[1]) for line in lines[1:]}
+    assert lines[0] == "measure,value,queries" and len(lines) == 3
+    expected = sum(v for (q, m), v in theirs.items() if m == "nDCG@3") / 3
+    assert means["nDCG@3"] == pytest.approx(expected, abs=1e-12)
+    assert means["NumRet"] == len(SHOWN) == sum(v for (q, m), v in theirs.items() if m == "NumRet")
 
 
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
-        (["--measures", "NumRet"], ["--measures:", "NumRet", "not a column of the event report"]),
+        (["--measures", "NumRet", "--k", "5"], ["drop --k"]),
+        (["--measures", "RR", "--gain", "exponential"], ["drop --gain exponential"]),
+        (["--measures", "RR", "--allow-duplicates"], ["drop --allow-duplicates"]),
         (["--measures", "nDCG@0"], ["--measures:", "'nDCG@0'", "cutoff"]),
         (["--measures", "nDGC@10"], ["unknown measure 'nDGC@10'", "nDCG"]),
         (["--measures", "RR", "--metrics", "recall_at_k"], ["drop --metrics"]),
