@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import duckdb
 import ir_measures
@@ -112,8 +113,15 @@ def test_event_measures_equal_ir_measures_per_query() -> None:
     for q, item, position, _ in shown:
         run.setdefault(q, {})[item] = -float(position)
     parsed = [ir_measures.parse_measure(m) for m in MEASURES.split()]
+    # each measure from a named provider (iter_calc's choice can change with what is imported:
+    # another provider counts NumRet differently): Judged from ir_measures' own, the rest from
+    # pytrec_eval, as trec_eval computes them
+    judged = [m for m in parsed if str(m).startswith("Judged")]
     theirs = {(r.query_id, repr(r.measure)): r.value
-              for r in ir_measures.iter_calc(parsed, qrels, run)}
+              for provider, measures in ((ir_measures.judged, judged),
+                                         (ir_measures.pytrec_eval,
+                                          [m for m in parsed if m not in judged]))
+              for r in provider.iter_calc(measures, qrels, run)}
     labels = {repr(m): m for m in parsed}
     judged_queries = {q for q in run if q in qrels}
     assert len(judged_queries) == 54
@@ -177,3 +185,40 @@ def test_evaluate_refuses_settings_measures_do_not_read(con, given, words) -> No
     with pytest.raises(ValueError, match="") as raised:
         duckdb_ndcg.evaluate("shown", "ev", con=con, **{"measures": "nDCG@3", **given})
     assert words in str(raised.value)
+
+
+def test_readme_recipe() -> None:
+    """The README's recipe ("Measures on an event log") prints what its comments say, and those
+    are by hand: q1 shows a (no event: unjudged), b (click 1), c (impression: judged 0); d
+    (purchase 3) is graded, not shown. nDCG@3 = (1 / log2 3) / (3 + 1 / log2 3); Judged@3 2 / 3;
+    Bpref: b has no judged non-relevant item above it, d is not returned: 1 / 2. q2: x unjudged,
+    y (cart 2) at 2: nDCG@3 = (2 / log2 3) / 2, Judged 1 / 2, Bpref 1. AP: q1 (1 / 2) / 2, q2
+    1 / 2, so GM_AP = sqrt(1 / 8); NumRet 3 + 2."""
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    section = text[text.index("### Measures on an event log"):]
+    sql = section[section.index("```sql\n") + 7:section.index("```\n", section.index("```sql"))]
+    con = duckdb_ndcg.register(duckdb.connect())
+    blocks: list[list[str]] = []  # [statement, the comment lines after it ...]
+    for line in sql.splitlines():
+        if line.startswith("-- "):
+            blocks[-1].append(line[3:])
+        elif blocks and not blocks[-1][0].endswith(";"):
+            blocks[-1][0] += "\n" + line
+        else:
+            blocks.append([line])
+    shown = []
+    for code, *comments in blocks:
+        if not code.startswith("SELECT"):
+            con.execute(code)
+            continue
+        rows = con.execute(code).fetchall()
+        assert [" | ".join(str(v) for v in row) for row in rows] == comments
+        shown.append(rows)
+    ndcg_q1, ndcg_q2 = L3 / (3 + L3), L3
+    assert shown[1] == [("q1", "nDCG@3", pytest.approx(ndcg_q1, abs=1e-15)),
+                        ("q1", "Judged@3", pytest.approx(2 / 3)), ("q1", "Bpref", 0.5),
+                        ("q2", "nDCG@3", pytest.approx(ndcg_q2, abs=1e-15)),
+                        ("q2", "Judged@3", 0.5), ("q2", "Bpref", 1.0)]
+    assert shown[2] == [("nDCG@3", pytest.approx((ndcg_q1 + ndcg_q2) / 2, abs=1e-15), 2),
+                        ("GM_AP", pytest.approx(math.sqrt(1 / 8), abs=1e-15), 2),
+                        ("NumRet", 5.0, 2)]
