@@ -117,6 +117,29 @@ def check_cases_fixture() -> Callable[[Iterable[Case]], int]:
     return check_cases
 
 
+def readme_sql(title: str) -> list[tuple[str, list[str]]]:
+    """The first ```sql block of the README section ``title`` as (statement, the ``-- `` comment
+    lines after it, which say what it prints), in order: what a README recipe test runs."""
+    text = (Path(__file__).parents[1] / "README.md").read_text()
+    section = text[text.index(title):]
+    sql = section[section.index("```sql\n") + 7:section.index("```\n", section.index("```sql"))]
+    blocks: list[tuple[str, list[str]]] = []
+    for line in sql.splitlines():
+        if line.startswith("-- "):
+            blocks[-1][1].append(line[3:])
+        elif blocks and not blocks[-1][0].endswith(";"):
+            blocks[-1] = (blocks[-1][0] + "\n" + line, blocks[-1][1])
+        else:
+            blocks.append((line, []))
+    return blocks
+
+
+@pytest.fixture(name="readme_sql")
+def readme_sql_fixture() -> Callable[[str], list[tuple[str, list[str]]]]:
+    """readme_sql (above) for a test: a README section's SQL recipe and what it prints."""
+    return readme_sql
+
+
 # ranx as an oracle: its values recorded once by tests/fixtures/ranx/record.py, since ranx compiles
 # each metric with numba when first called in a new environment (94 s and 53 s of CPU for the two
 # tests below in a fresh venv), and every CI run is one

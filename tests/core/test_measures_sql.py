@@ -216,25 +216,15 @@ def test_values_match_ir_measures(con, ir_values, check_cases) -> None:
 
 
 @pytest.mark.versions
-def test_readme_recipe(con) -> None:
+def test_readme_recipe(con, readme_sql) -> None:
     """The README's SQL recipe ("Measures by name in SQL": its measures_report(...) and
     measures_summary(...) queries) prints what its comments say, and
     those are hand-computed: q1 ranks a (2), b (0), c (unjudged); d (1) is judged, not returned.
     nDCG@10 = 2 / (2 + 1 / log2(3)); P(rel=2)@5 = 1 / 5; RR = 1. q2 ranks x (1), y (0): nDCG 1,
     P(rel=2)@5 0, RR 1. AP: q1 1 / 2 (d not returned), q2 1, so gm_map = sqrt(1 / 2)."""
-    text = (Path(__file__).parents[2] / "README.md").read_text()
-    section = text[text.index("### Measures by name in SQL"):]
-    sql = section[section.index("```sql\n") + 7:section.index("```\n", section.index("```sql"))]
-    blocks: list[list[str]] = []  # [statement, the comment lines after it ...]
-    for line in sql.splitlines():
-        if line.startswith("-- "):
-            blocks[-1].append(line[3:])
-        elif blocks and not blocks[-1][0].endswith(";"):
-            blocks[-1][0] += "\n" + line
-        else:
-            blocks.append([line])
+    blocks = readme_sql("### Measures by name in SQL")
     shown = []
-    for statement, *comments in blocks:
+    for statement, comments in blocks:
         if not statement.startswith("SELECT"):
             con.execute(statement)
             continue

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 
 import duckdb
 import ir_measures
@@ -187,27 +186,16 @@ def test_evaluate_refuses_settings_measures_do_not_read(con, given, words) -> No
     assert words in str(raised.value)
 
 
-def test_readme_recipe() -> None:
+def test_readme_recipe(readme_sql) -> None:
     """The README's recipe ("Measures on an event log") prints what its comments say, and those
     are by hand: q1 shows a (no event: unjudged), b (click 1), c (impression: judged 0); d
     (purchase 3) is graded, not shown. nDCG@3 = (1 / log2 3) / (3 + 1 / log2 3); Judged@3 2 / 3;
     Bpref: b has no judged non-relevant item above it, d is not returned: 1 / 2. q2: x unjudged,
     y (cart 2) at 2: nDCG@3 = (2 / log2 3) / 2, Judged 1 / 2, Bpref 1. AP: q1 (1 / 2) / 2, q2
     1 / 2, so GM_AP = sqrt(1 / 8); NumRet 3 + 2."""
-    text = (Path(__file__).parents[2] / "README.md").read_text()
-    section = text[text.index("### Measures on an event log"):]
-    sql = section[section.index("```sql\n") + 7:section.index("```\n", section.index("```sql"))]
     con = duckdb_ndcg.register(duckdb.connect())
-    blocks: list[list[str]] = []  # [statement, the comment lines after it ...]
-    for line in sql.splitlines():
-        if line.startswith("-- "):
-            blocks[-1].append(line[3:])
-        elif blocks and not blocks[-1][0].endswith(";"):
-            blocks[-1][0] += "\n" + line
-        else:
-            blocks.append([line])
     shown = []
-    for code, *comments in blocks:
+    for code, comments in readme_sql("### Measures on an event log"):
         if not code.startswith("SELECT"):
             con.execute(code)
             continue
