@@ -38,6 +38,7 @@ from duckdb_ndcg.conventions import (
 )
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.inputs import (
+    checked_measures,
     checked_metrics,
     checked_report_options,
     judged_warning,
@@ -1033,6 +1034,10 @@ half of the queries (an A/B test: each query served by one arm) are an error unl
                      help="with --output -: csv (default) or json")
     cmp.add_argument("--chart", help="write B - A of mean NDCG@k (k = 1..max k) with its "
                      "--conf t-interval, a line per slice, to this .html")
+    cmp.add_argument("--measures", metavar="TEXT",
+                     help="compare measures as IR tools name them instead of NDCG at --k "
+                     "('nDCG@10 MAP RR', 'ndcg_cut.5,10', 'map@100'): a verdict per slice and "
+                     "measure, over the queries both rankers showed (compare_measures)")
     cmp.set_defaults(run=_compare)
 
 
@@ -1052,6 +1057,18 @@ def _compare(args: argparse.Namespace) -> None:
                 f"than {_CHART_MAX_K} points a line: chart with a smaller --k"
             )
     _check_report_options(args)
+    if args.measures is not None:
+        if args.chart:
+            raise UsageError("--chart draws NDCG@k, not --measures: drop one")
+        unpaired = args.unpaired or None  # a flag: only given is a conflict
+        for flag, given in (("--k", args.k != [10] or None), ("--query-set", args.query_set
+                            != "both" or None), ("--missing", args.missing != "zero" or None),
+                            ("--unpaired", unpaired),
+                            ("--allow-duplicates", args.allow_duplicates or None)):
+            if given is not None:
+                raise UsageError(f"--measures compares the queries both rankers showed, each "
+                                 f"measure at its own cutoff: drop {flag}")
+        _arguments_only(lambda: checked_measures(args.measures, gain=args.gain))
     con = _connect()
     if args.db:
         _attach(con, args.db)
@@ -1073,7 +1090,7 @@ def _compare(args: argparse.Namespace) -> None:
             gain=args.gain, event_col=args.event_col, mapping=args.mapping,
             collapse=args.collapse, time_col=args.time_col,
             unknown="ignore" if args.ignore_unknown else "error",
-            duplicates="allow" if args.allow_duplicates else "error",
+            duplicates="allow" if args.allow_duplicates else "error", measures=args.measures,
         )
         relation.to_table("_ndcg_compare")  # computed once
         if page:
@@ -1095,7 +1112,9 @@ def _compare(args: argparse.Namespace) -> None:
             note = _omitted_note(series)
             chart.svg(series, title, args.conf, note, difference=True)  # fails before writing
         # ab_summary (--unpaired) has no judged share: each arm is its own log
-        for ranker, rankings in () if args.unpaired else (("A", args.rankings_a),
+        # (nor compare_measures: Judged@k is a measure to name)
+        paired_ndcg = not args.unpaired and args.measures is None
+        for ranker, rankings in () if not paired_ndcg else (("A", args.rankings_a),
                                                             ("B", args.rankings_b)):
             _warn_judged(con, "_ndcg_compare", f"any_value(judged_{ranker.lower()})",
                          f"ranker {ranker} ({rankings})", args.events, slices)
@@ -1103,7 +1122,8 @@ def _compare(args: argparse.Namespace) -> None:
     for row in table.fetchall() if output != _STDIO else ():  # with -, the table alone
         values = dict(zip(table.columns, row, strict=True))
         where = ", ".join(f"{name}={values[name]}" for name in slices)
-        cut = "NDCG" if values["k"] is None else f"NDCG@{values['k']}"
+        cut = (values["measure"] if args.measures is not None
+               else "NDCG" if values["k"] is None else f"NDCG@{values['k']}")
         queries = (f"{values['queries_a']} + {values['queries_b']} queries (A + B)"
                    if args.unpaired else f"{values['queries']} queries")
         print(f"{where + ', ' if where else ''}{cut}, {queries}: "

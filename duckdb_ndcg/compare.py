@@ -13,6 +13,7 @@ from duckdb_ndcg.conventions import CORRECTION, QUERY_SET, TEST
 from duckdb_ndcg.conventions import MISSING as _MISSING
 from duckdb_ndcg.inputs import (
     MIN_JUDGED,
+    checked_measures,
     checked_report_options,
     choice,
     is_number,
@@ -73,6 +74,7 @@ def compare(
     collapse: str = "max",
     time_col: str | None = None,
     unknown: str = "error",
+    measures: str | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """One row per (slice, cutoff): ranker B against ranker A on the same events.
 
@@ -95,6 +97,14 @@ def compare(
     is ``slice_by`` (a column both rankings lack is taken from the events, per query);
     ``verdict(row)`` words a row.
 
+    ``measures`` (default None) compares measure strings instead of NDCG@k
+    (``compare_measures``: one row per (slice, measure), ``measure`` in place of ``k``, over
+    the queries both rankers showed; no ``queries_filled``, ``judged_a``, ``judged_b``):
+    ``compare(a, b, events, measures="nDCG@10 MAP RR")``. Each measure names its cutoff, level and
+    gains, so ``k``, ``log_base``, ``empty_ideal``, a gain other than 'linear' or 'value',
+    ``duplicates='allow'``, ``query_set``, ``missing`` and ``unpaired`` given with it are an
+    error.
+
     Example::
 
         rel = duckdb_ndcg.compare("a.parquet", "b.parquet", "events.parquet", k=[5, 10])
@@ -102,6 +112,10 @@ def compare(
             r = dict(zip(rel.columns, row))
             print(f"NDCG@{r['k']}: {duckdb_ndcg.verdict(r)}")
     """
+    if measures is not None:
+        checked_measures(measures, k=k, log_base=log_base, empty_ideal=empty_ideal, gain=gain,
+                         duplicates=duplicates, query_set=query_set, missing=missing,
+                         unpaired=unpaired)
     choice("test", test, TESTS)
     choice("correction", correction, CORRECTIONS)
     choice("query_set", query_set, QUERY_SETS)
@@ -167,6 +181,13 @@ def compare(
         "time_col": time_col,
         "unknown": unknown,
     }
+    if measures is not None:
+        dropped = ("k", "query_set", "missing", "log_base", "empty_ideal", "duplicates")
+        arguments, params = report_arguments(
+            {n: v for n, v in options.items() if n not in dropped})
+        sql = f"SELECT * FROM compare_measures(?, ?, ?, ?, {arguments})"
+        return con.sql(sql, params=[ranked[0].name, ranked[1].name, logged.name, measures,
+                                    *params])
     if unpaired:
         return _unpaired(con, ranked[0].name, ranked[1].name, logged.name, options)
     arguments, params = report_arguments(options)

@@ -13,6 +13,7 @@ import duckdb
 
 from duckdb_ndcg.inputs import (
     Source,
+    checked_measures,
     checked_metrics,
     checked_report_options,
     checked_value_grades,
@@ -24,7 +25,6 @@ from duckdb_ndcg.inputs import (
     require_slices,
 )
 from duckdb_ndcg.macros import own_connection, quoted, register
-from duckdb_ndcg.measures import parse_measures
 from duckdb_ndcg.presets import evaluate_options
 from duckdb_ndcg.sources import SOURCES, UNATTRIBUTED_SQL, adapted, unattributed_warning
 
@@ -137,7 +137,7 @@ def evaluate(
     """
     choice("shape", shape, _SHAPES)
     if measures is not None:
-        _check_measures(measures, k=k, metrics=metrics, threshold=threshold, max_grade=max_grade,
+        checked_measures(measures, k=k, metrics=metrics, threshold=threshold, max_grade=max_grade,
                         log_base=log_base, empty_ideal=empty_ideal, gain=gain,
                         duplicates=duplicates, preset=preset)
         metrics = ("ndcg",)
@@ -245,33 +245,6 @@ def evaluate(
         params = [made.interactions, *params]
         sql = f"SELECT *, ({UNATTRIBUTED_SQL}) AS unattributed FROM ({sql})"
     return con.sql(sql, params=params)
-
-
-def _check_measures(measures: object, **given: object) -> None:
-    """evaluate(measures=...): the string read by parse_measures (a ValueError naming the
-    closest names), and no report setting that measures do not read given otherwise than its
-    default (each measure names its own cutoff, level and gains)."""
-    if not isinstance(measures, str):
-        raise TypeError(f"measures must be a string ('nDCG@10 P@5'), got {measures!r}")
-    parse_measures(measures)
-    defaults = {"k": 10, "threshold": 1, "max_grade": "mapping",
-                "log_base": 2, "empty_ideal": 0.0, "duplicates": "error", "preset": None}
-    for name, value in given.items():
-        if name == "gain":
-            if value not in ("linear", "value"):
-                raise ValueError(f"gain={value!r} is not read with measures (each measure names "
-                                 "its gains: nDCG(dcg='exp-log2')@10); only 'linear' or 'value' "
-                                 "(the events' value as the grade)")
-            continue
-        if name == "metrics":
-            value = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
-            same = value == ["ndcg"]
-        else:
-            same = value == defaults[name] or (name == "k" and value == [10])
-        if not same:
-            raise ValueError(f"{name}={value!r} is not read with measures: each measure names "
-                             "its own cutoff, relevance level and gains (nDCG@5, P(rel=2)@5, "
-                             "nDCG(dcg='exp-log2')@10)")
 
 
 def _shown_only(con: duckdb.DuckDBPyConnection, ranked: Source, logged: Source, query_col: str,

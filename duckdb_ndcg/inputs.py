@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 
 from duckdb_ndcg.conventions import COLLAPSE, DUPLICATES, GAIN, REPORT_METRICS, TIES, UNKNOWN, Param
+from duckdb_ndcg.measures import parse_measures
 
 _TIES = TIES.choices
 _COLLAPSE = COLLAPSE.choices
@@ -300,3 +301,32 @@ def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
         parts.append(f"{name} := ?" + (f"::{cast}" if cast else ""))
         params.append(value)
     return ", ".join(parts), params
+
+
+def checked_measures(measures: object, **given: object) -> None:
+    """evaluate(measures=...) and compare(measures=...): the string read by parse_measures (a
+    ValueError naming the closest names), and no report setting that measures do not read given
+    otherwise than its default (each measure names its own cutoff, level and gains).
+    ``checked_measures("nDCG@10", k=5)`` raises ``k=5 is not read with measures: ...``."""
+    if not isinstance(measures, str):
+        raise TypeError(f"measures must be a string ('nDCG@10 P@5'), got {measures!r}")
+    parse_measures(measures)
+    defaults = {"k": 10, "threshold": 1, "max_grade": "mapping", "log_base": 2,
+                "empty_ideal": 0.0, "duplicates": "error", "preset": None, "query_set": "both",
+                "missing": "zero", "unpaired": False}
+    for name, value in given.items():
+        if name == "gain":
+            if value not in ("linear", "value"):
+                raise ValueError(f"gain={value!r} is not read with measures (each measure names "
+                                 "its gains: nDCG(dcg='exp-log2')@10); only 'linear' or 'value' "
+                                 "(the events' value as the grade)")
+            continue
+        if name == "metrics":
+            value = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+            same = value == ["ndcg"]
+        else:
+            same = value == defaults[name] or (name == "k" and value == [10])
+        if not same:
+            raise ValueError(f"{name}={value!r} is not read with measures: each measure names "
+                             "its own cutoff, relevance level and gains (nDCG@5, P(rel=2)@5, "
+                             "nDCG(dcg='exp-log2')@10)")

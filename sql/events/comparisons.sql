@@ -62,19 +62,21 @@ FULL JOIN _ndcg_report_rows(rankings_b, events, k := k, slice_by := _ndcg_slice_
                             start := NULL, stop := NULL, rankings_time_col := 'shown_at') AS b
     ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k;
 
--- _ndcg_checked_overlap(shared, total, key, query_col, k): 0 when the rankers both showed at least
--- half of the queries either showed in a (slice, cutoff), else an error (internal;
--- compare_summary). key is one query's key (query and slice columns), k the cutoff. Fewer shared
+-- _ndcg_checked_overlap(shared, total, key, query_col, what): 0 when the rankers both showed at
+-- least half of the queries either showed in a (slice, cutoff or measure), else an error
+-- (internal; compare_summary, compare_measures). key is one query's key (query and slice
+-- columns), what the score compared: a cutoff (NDCG@k; NULL: NDCG) or a measure's label. Fewer shared
 -- queries than that is an A/B test (each query served by one arm) or nearly one: the paired
 -- tests compared nothing (query_set 'both': 0 queries) or mostly zero-filled pairs ('either',
 -- 'a', 'b'); the unpaired comparison is Welch's test of each arm's own queries.
-CREATE OR REPLACE MACRO _ndcg_checked_overlap(shared, total, key, query_col, k) AS
+CREATE OR REPLACE MACRO _ndcg_checked_overlap(shared, total, key, query_col, what) AS
 CASE WHEN 2 * shared >= total THEN 0::BIGINT
      ELSE error('duckdb_ndcg: rankers A and B both showed ' || shared::VARCHAR || ' of the '
                 || total::VARCHAR || ' queries'
                 || list_transform([json_merge_patch(to_json(key), json_object(query_col, NULL))],
                                   lambda s: CASE WHEN s = '{}' THEN '' ELSE ' of slice ' || s END)[1]
-                || ' at NDCG' || coalesce('@' || k::VARCHAR, '')
+                || ' at ' || CASE WHEN typeof(what) = 'VARCHAR' THEN what::VARCHAR
+                                  ELSE 'NDCG' || coalesce('@' || what::VARCHAR, '') END
                 || ' (fewer than half): a paired comparison does not apply; for an A/B test '
                 || '(each query served by one arm) compare the arms unpaired (Welch): '
                 -- the flag's two dashes spelled with repeat(): the plain script (duckdb-ndcg
@@ -139,6 +141,76 @@ FROM _ndcg_pairs JOIN _ndcg_totals ON _slice = _t_slice AND _k IS NOT DISTINCT F
 WHERE _in
 ORDER BY ALL;
 
+-- _ndcg_paired_summary(pairs, query_col := ..., test := ..., conf := ..., correction := ...,
+--                      alpha := ..., eps := ..., resamples := ..., seed := ...)
+--   -> TABLE(<the pairs' group columns>, queries, mean_a, mean_b, mean_diff, ci_low, ci_high,
+--            p_value, p_adjusted, reject, test, correction, wins, ties, losses, queries_filled,
+--            queries_dropped, judged_a, judged_b)
+-- The paired tests of two rankers' per-query scores (internal; compare_summary over NDCG@k,
+-- compare_measures over measures): `pairs` names a table (a CTE of the caller) holding per
+-- (group, query) the query column, the group columns (slices, k or measure), _ndcg_a, _ndcg_b
+-- (the scores), _filled (the ranker whose score was filled, NULL), _in (kept by the query set),
+-- _qkey (the query's key struct), _what (the cutoff or the measure, for the overlap error), _judged_a
+-- and _judged_b; each group aggregated directly, without windows. See compare_summary.
+CREATE OR REPLACE MACRO _ndcg_paired_summary(pairs, query_col := NULL, test := NULL,
+                                             conf := NULL, correction := NULL, alpha := NULL,
+                                             eps := NULL, resamples := NULL, seed := NULL) AS TABLE
+WITH _ndcg_compare_rows AS (
+    -- aggregates over the per-query pairs (no windows); a pair the query set leaves out is seen
+    -- as NULL by the tests (dropped) and counted in queries_dropped
+    SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in',
+                                       '_qkey', '_what', '_judged_a', '_judged_b']),
+           -- shift 0: streamed sums, no list per group (NDCG differences lie in [-1, 1])
+           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf, shift := 0.0)
+               AS _t,
+           -- the other tests see NULL pairs (nothing to do) unless chosen
+           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a).p_value
+               AS _wilcoxon,
+           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a).p_value AS _sign,
+           randomization_test(CASE WHEN _in AND test = 'randomization' THEN _ndcg_b END, _ndcg_a,
+                              resamples := resamples, seed := seed).p_value AS _randomization,
+           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps) AS _wtl,
+           count(_filled) FILTER (WHERE _in) AS queries_filled,
+           count(*) FILTER (WHERE NOT _in)
+               -- fewer than half of the queries shown by both: an error naming the A/B path
+               + _ndcg_checked_overlap(count(*) FILTER (WHERE _filled IS NULL), count(*),
+                                       any_value(_qkey), query_col, any_value(_what))
+               AS queries_dropped,
+           avg(_judged_a) FILTER (WHERE _in) AS judged_a,
+           avg(_judged_b) FILTER (WHERE _in) AS judged_b
+    FROM query_table(pairs)
+    GROUP BY ALL
+),
+_ndcg_compare_tests AS (
+    SELECT * EXCLUDE (_t, _wilcoxon, _sign, _randomization, _wtl),
+           _t.n AS queries, _t.mean_a, _t.mean_b, _t.mean_diff, _t.ci_low, _t.ci_high,
+           CASE test
+               WHEN 't' THEN _t.p_value
+               WHEN 'wilcoxon' THEN _wilcoxon
+               WHEN 'sign' THEN _sign
+               WHEN 'randomization' THEN _randomization
+               ELSE error('duckdb_ndcg: test must be ''t'', ''wilcoxon'', ''sign'' or '
+                          || '''randomization'', got ' || coalesce('''' || test || '''', 'NULL'))
+           END AS p_value,
+           -- `ties` renamed on the way: a caller's parameter of that name (compare_summary's)
+           -- would shadow the column
+           _wtl.wins, _wtl.ties AS _ties, _wtl.losses
+    FROM _ndcg_compare_rows
+)
+SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', 'ci_low',
+                                   'ci_high', 'p_value', 'p_adjusted', 'reject', 'wins', '_ties',
+                                   'losses', 'queries_filled', 'queries_dropped', 'judged_a',
+                                   'judged_b']),
+       queries, mean_a, mean_b, mean_diff, ci_low, ci_high, p_value,
+       CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
+       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
+       test::VARCHAR AS test, correction::VARCHAR AS correction,
+       wins, _ties AS ties, losses, queries_filled, queries_dropped, judged_a, judged_b
+FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
+              method := _ndcg_correction_method(correction),
+              alpha := alpha)
+ORDER BY ALL;
+
 -- compare_summary(rankings_a, rankings_b, events, k := 10, slice_by := [], test := 't',
 --                 conf := 0.95, correction := 'holm', alpha := 0.05, query_set := 'both',
 --                 missing := 'zero', eps := 0.0, resamples := 10000, seed := 42,
@@ -180,74 +252,109 @@ CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error') AS TABLE
-WITH _ndcg_compare_rows AS (
-    -- aggregates over the per-query pairs (no windows); a pair the query set leaves out is seen
-    -- as NULL by the tests (dropped) and counted in queries_dropped
-    SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in',
-                                       '_qkey', '_kcut', '_judged_a', '_judged_b']),
-           -- shift 0: NDCG differences lie in [-1, 1]; streamed sums, no list per group
-           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf, shift := 0.0)
-               AS _t,
-           -- the other tests see NULL pairs (nothing to do) unless chosen
-           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a).p_value
-               AS _wilcoxon,
-           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a).p_value AS _sign,
-           randomization_test(CASE WHEN _in AND test = 'randomization' THEN _ndcg_b END, _ndcg_a,
-                              resamples := resamples, seed := seed).p_value AS _randomization,
-           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps) AS _wtl,
-           count(_filled) FILTER (WHERE _in) AS queries_filled,
-           count(*) FILTER (WHERE NOT _in)
-               -- fewer than half of the queries shown by both: an error naming the A/B path
-               + _ndcg_checked_overlap(count(*) FILTER (WHERE _filled IS NULL), count(*),
-                                       any_value(_qkey), query_col, any_value(_kcut))
-               AS queries_dropped,
-           avg(_judged_a) FILTER (WHERE _in) AS judged_a,
-           avg(_judged_b) FILTER (WHERE _in) AS judged_b
-    FROM (
-        SELECT unnest(_key), _k AS k,
-               _ndcg_checked_score(ndcg_a, _key, _k, empty_ideal) AS _ndcg_a,
-               _ndcg_checked_score(ndcg_b, _key, _k, empty_ideal) AS _ndcg_b,
-               filled AS _filled, _in, _key AS _qkey, _k AS _kcut,
-               judged_a AS _judged_a, judged_b AS _judged_b
-        FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
-                                 query_set := query_set, missing := missing, query_col := query_col,
-                                 item_col := item_col, position_col := position_col,
-                                 score_col := score_col, ties := ties, gain := gain,
-                                 log_base := log_base, empty_ideal := empty_ideal,
-                                 duplicates := duplicates, event_col := event_col,
-                                 mapping := mapping, collapse := collapse, time_col := time_col,
-                                 unknown := unknown, judged := true)
-    )
-    GROUP BY ALL
-),
-_ndcg_compare_tests AS (
-    SELECT * EXCLUDE (_t, _wilcoxon, _sign, _randomization, _wtl),
-           _t.n AS queries, _t.mean_a, _t.mean_b, _t.mean_diff, _t.ci_low, _t.ci_high,
-           CASE test
-               WHEN 't' THEN _t.p_value
-               WHEN 'wilcoxon' THEN _wilcoxon
-               WHEN 'sign' THEN _sign
-               WHEN 'randomization' THEN _randomization
-               ELSE error('duckdb_ndcg: test must be ''t'', ''wilcoxon'', ''sign'' or '
-                          || '''randomization'', got ' || coalesce('''' || test || '''', 'NULL'))
-           END AS p_value,
-           -- `ties` is also a parameter of this macro, which would shadow a column of that name
-           _wtl.wins, _wtl.ties AS _ties, _wtl.losses
-    FROM _ndcg_compare_rows
+WITH _ndcg_compared AS (
+    -- the per-query pairs of NDCG@k, as _ndcg_paired_summary reads them
+    SELECT unnest(_key), _k AS k,
+           _ndcg_checked_score(ndcg_a, _key, _k, empty_ideal) AS _ndcg_a,
+           _ndcg_checked_score(ndcg_b, _key, _k, empty_ideal) AS _ndcg_b,
+           filled AS _filled, _in, _key AS _qkey,
+           _k AS _what,
+           judged_a AS _judged_a, judged_b AS _judged_b
+    FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
+                             query_set := query_set, missing := missing, query_col := query_col,
+                             item_col := item_col, position_col := position_col,
+                             score_col := score_col, ties := ties, gain := gain,
+                             log_base := log_base, empty_ideal := empty_ideal,
+                             duplicates := duplicates, event_col := event_col,
+                             mapping := mapping, collapse := collapse, time_col := time_col,
+                             unknown := unknown, judged := true)
 )
-SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', 'ci_low',
-                                   'ci_high', 'p_value', 'p_adjusted', 'reject', 'wins', '_ties',
-                                   'losses', 'queries_filled', 'queries_dropped', 'judged_a',
-                                   'judged_b']),
-       queries, mean_a, mean_b, mean_diff, ci_low, ci_high, p_value,
-       CASE WHEN correction = 'none' THEN p_value ELSE p_adjusted END AS p_adjusted,
-       CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
-       test::VARCHAR AS test, correction::VARCHAR AS correction,
-       wins, _ties AS ties, losses, queries_filled, queries_dropped, judged_a, judged_b
-FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
-              method := _ndcg_correction_method(correction),
-              alpha := alpha)
-ORDER BY ALL;
+SELECT *
+FROM _ndcg_paired_summary('_ndcg_compared', query_col := query_col, test := test, conf := conf,
+                          correction := correction, alpha := alpha, eps := eps,
+                          resamples := resamples, seed := seed);
+
+-- compare_measures(rankings_a, rankings_b, events, measures, grammar := NULL, slice_by := [],
+--                  test := 't', conf := 0.95, correction := 'holm', alpha := 0.05, eps := 0.0,
+--                  resamples := 10000, seed := 42, query_col := 'query_id',
+--                  item_col := 'item_id', position_col := 'position', score_col := NULL,
+--                  ties := 'average', gain := 'linear', event_col := 'event_type',
+--                  mapping := NULL, collapse := 'max', time_col := NULL, unknown := 'error',
+--                  value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL,
+--                  stop := NULL, rankings_time_col := 'shown_at')
+--   -> TABLE(<slice_by columns>, [bucket], measure VARCHAR, queries BIGINT, mean_a, mean_b,
+--            mean_diff, ci_low, ci_high, p_value, p_adjusted DOUBLE, reject BOOLEAN, test,
+--            correction VARCHAR, wins, ties, losses, queries_dropped BIGINT)
+-- compare_summary on measure strings: each ranker's rankings judged by the same events
+-- (judged_run) and scored on every measure (event_measures), then per (slice, measure) the
+-- paired test of B against A over the queries both rankers showed, with compare_summary's
+-- columns, tests and corrections (one family: every row of the result). queries_dropped counts
+-- the queries only one ranker showed (query_set 'both'); fewer than half shared is an error
+-- naming the A/B path, as there. mean_a and mean_b are means over queries, for the counts
+-- (NumRet, NumRel) too. The options are event_measures' and compare_summary's tests'.
+-- Example: SELECT measure, mean_diff, p_adjusted FROM compare_measures('ranker_a', 'ranker_b',
+--                                                  'events', 'nDCG@10 MAP RR');
+CREATE OR REPLACE MACRO compare_measures(rankings_a, rankings_b, events, measures, grammar := NULL,
+                                         slice_by := []::VARCHAR[], test := 't', conf := 0.95,
+                                         correction := 'holm', alpha := 0.05, eps := 0.0,
+                                         resamples := 10000, seed := 42,
+                                         query_col := 'query_id', item_col := 'item_id',
+                                         position_col := 'position', score_col := NULL,
+                                         ties := 'average', gain := 'linear',
+                                         event_col := 'event_type', mapping := NULL,
+                                         collapse := 'max', time_col := NULL, unknown := 'error',
+                                         value_col := 'value', value_grades := NULL,
+                                         bucket := NULL, start := NULL, stop := NULL,
+                                         rankings_time_col := 'shown_at') AS TABLE
+WITH _ndcg_run_a AS (
+    SELECT * FROM _ndcg_judged_rows(rankings_a, events, slice_by := slice_by,
+                                    query_col := query_col, item_col := item_col,
+                                    position_col := position_col, score_col := score_col,
+                                    ties := ties, gain := gain, duplicates := 'error',
+                                    event_col := event_col, mapping := mapping,
+                                    collapse := collapse, time_col := time_col, unknown := unknown,
+                                    value_col := value_col, value_grades := value_grades,
+                                    bucket := bucket, start := start, stop := stop,
+                                    rankings_time_col := rankings_time_col)
+),
+_ndcg_run_b AS (
+    SELECT * FROM _ndcg_judged_rows(rankings_b, events, slice_by := slice_by,
+                                    query_col := query_col, item_col := item_col,
+                                    position_col := position_col, score_col := score_col,
+                                    ties := ties, gain := gain, duplicates := 'error',
+                                    event_col := event_col, mapping := mapping,
+                                    collapse := collapse, time_col := time_col, unknown := unknown,
+                                    value_col := value_col, value_grades := value_grades,
+                                    bucket := bucket, start := start, stop := stop,
+                                    rankings_time_col := rankings_time_col)
+),
+_ndcg_compared AS (
+    -- the per-query pairs of each measure, as _ndcg_paired_summary reads them: a query one
+    -- ranker did not show is left out (_in false), named by the ranker that lacks it
+    SELECT unnest(coalesce(a.query_id, b.query_id)), coalesce(a.measure, b.measure) AS measure,
+           a.value AS _ndcg_a, b.value AS _ndcg_b,
+           CASE WHEN a.query_id IS NULL THEN 'a' WHEN b.query_id IS NULL THEN 'b' END AS _filled,
+           a.query_id IS NOT NULL AND b.query_id IS NOT NULL AS _in,
+           coalesce(a.query_id, b.query_id) AS _qkey, coalesce(a.measure, b.measure) AS _what,
+           NULL::DOUBLE AS _judged_a, NULL::DOUBLE AS _judged_b
+    FROM measures_report('_ndcg_run_a', measures, grammar := grammar, query_col := '_key',
+                         item_col := '_i') AS a
+    FULL JOIN measures_report('_ndcg_run_b', measures, grammar := grammar, query_col := '_key',
+                              item_col := '_i') AS b
+        ON a.query_id = b.query_id AND a.measure = b.measure
+)
+-- the slices in order, then the measures in the order given
+SELECT * EXCLUDE (queries_filled, judged_a, judged_b, _ndcg_position)
+FROM _ndcg_paired_summary('_ndcg_compared', query_col := query_col, test := test, conf := conf,
+                          correction := correction, alpha := alpha, eps := eps,
+                          resamples := resamples, seed := seed)
+JOIN (SELECT measure, position AS _ndcg_position
+      FROM parse_measures(measures, grammar := grammar)) USING (measure)
+ORDER BY COLUMNS(lambda c: c NOT IN ['measure', 'queries', 'mean_a', 'mean_b', 'mean_diff',
+                                     'ci_low', 'ci_high', 'p_value', 'p_adjusted', 'reject',
+                                     'test', 'correction', 'wins', 'ties', 'losses',
+                                     'queries_filled', 'queries_dropped', 'judged_a',
+                                     'judged_b']);
 
 -- ab_summary(rankings, events, arm_col, k := 10, baseline := NULL, slice_by := [], conf := 0.95,
 --            correction := 'holm', alpha := 0.05, ...every other ndcg_report parameter)
