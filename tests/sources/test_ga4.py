@@ -526,3 +526,25 @@ def test_the_summary_counts_the_unattributed(
     assert cli.main(["evaluate", str(export), "--source", "ga4", "--summary"]) == 0
     header, _, line = capsys.readouterr().out.splitlines()[:3]
     assert header.split()[-1] == "unattributed" and line.split()[-1] == "5"
+
+
+def test_evaluate_measures_on_the_export(export: Path) -> None:
+    """evaluate(export, source='ga4', measures=...): the adapters' tables judged and scored on
+    measure strings, nDCG@3 and nDCG@10 per search equal to the hand numbers; the summary keeps
+    its unattributed count (5, as above)."""
+    with pytest.warns(UserWarning, match="^ga4: "):
+        report = duckdb_ndcg.evaluate(str(export), source="ga4",
+                                      measures="nDCG@3 nDCG@10").fetchall()
+    expected = {(q, f"nDCG@{k}"): v for k in (3, 10)
+                for q, v in _ndcg(_grades(ATTRIBUTED), k).items()}
+    assert {(q, m): pytest.approx(v, abs=1e-12) for q, m, v in report} == expected
+    with pytest.warns(UserWarning, match="^ga4: "):
+        rel = duckdb_ndcg.evaluate(str(export), source="ga4", measures="nDCG@10",
+                                   shape="summary", slice_by=["device"])
+    summary = rel.fetchall()
+    assert rel.columns == ["device", "measure", "value", "queries", "unattributed"]
+    want = _ndcg(_grades(ATTRIBUTED), 10)
+    by_device = {"mobile": [S1, S2, S3], "desktop": [S4]}
+    assert {r[0]: (r[2], r[3], r[4]) for r in summary} == {
+        d: (pytest.approx(sum(want[q] for q in qs) / len(qs)), len(qs), 5)
+        for d, qs in by_device.items()}
