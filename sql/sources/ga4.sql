@@ -64,42 +64,54 @@ SELECT event_name::VARCHAR AS event_name,
 FROM query_table(tbl)
 );
 
--- _ndcg_ga4_shown(tbl, position_base, list_name)
---   -> TABLE(query_id, item_id, position BIGINT, search_term, device, event_date DATE, user_id,
---            session_id, shown_at TIMESTAMP)
--- The searches of a GA4 export and what each showed (internal; ga4_rankings states the rules):
--- a search is one view_search_results and the view_item_list events after it in the same
--- session (user_pseudo_id, ga_session_id) up to the next view_search_results; its pages are
--- those list views in time order, a list view whose items and indexes equal an earlier one's
--- counted once. A page reads item_list_index as the position (0-based or 1-based: position_base)
--- unless one of its items has none ('(not set)', NULL, empty): then the page's own order. A page
--- whose first position is past every position shown before it in the search keeps its positions
--- (the site sent absolute indexes); a page starting again continues after the largest of them.
-CREATE OR REPLACE MACRO _ndcg_ga4_shown(tbl, position_base, list_name) AS TABLE
-WITH _ndcg_views AS (
-    SELECT * FROM _ndcg_ga4_rows(tbl)
-    WHERE event_name IN ('view_search_results', 'view_item_list')
-      AND user_id IS NOT NULL AND session_id IS NOT NULL
-),
-_ndcg_searches AS (
-    -- one row per search, numbered (_search: the one key the steps below partition and join
-    -- on, cheaper than user, session and time), with its query_id made once
+-- _ndcg_ga4_searches(tbl)
+--   -> TABLE(_search BIGINT, user_id, session_id, search_us BIGINT, search_term, device,
+--            event_date DATE, query_id)
+-- The searches of a GA4 export (internal): one row per view_search_results of a user and session
+-- (the same microsecond once), numbered in the order of user, session and time (_search: the key
+-- the shown-list step partitions and joins on, the same in every reading), with its query_id
+-- 'user/session/µs' made once.
+CREATE OR REPLACE MACRO _ndcg_ga4_searches(tbl) AS TABLE
+SELECT row_number() OVER (ORDER BY user_id, session_id, search_us) AS _search, *
+FROM (
     SELECT user_id, session_id, event_us AS search_us, min(search_term) AS search_term,
            min(device) AS device, min(event_date) AS event_date,
-           user_id || '/' || session_id || '/' || event_us::VARCHAR AS query_id,
-           row_number() OVER () AS _search
-    FROM _ndcg_views
-    WHERE event_name = 'view_search_results'
+           user_id || '/' || session_id || '/' || event_us::VARCHAR AS query_id
+    FROM _ndcg_ga4_rows(tbl)
+    WHERE event_name = 'view_search_results' AND user_id IS NOT NULL AND session_id IS NOT NULL
     GROUP BY user_id, session_id, event_us
+);
+
+-- _ndcg_ga4_placed(tbl, position_base, list_name, searches)
+--   -> TABLE(_search BIGINT, item_id VARCHAR, position BIGINT, shown_at TIMESTAMP)
+-- What each search of a GA4 export showed, by search number (internal; _ndcg_ga4_shown adds the
+-- search's columns, ga4_rankings states the rules): a search is one view_search_results and the
+-- view_item_list events after it in the same session (user_pseudo_id, ga_session_id) up to the
+-- next view_search_results; its pages are those list views in time order, a list view whose
+-- items and indexes equal an earlier one's counted once. A page reads item_list_index as the
+-- position (0-based or 1-based: position_base) unless one of its items has none ('(not set)',
+-- NULL, empty): then the page's own order. A page whose first position is past every position
+-- shown before it in the search keeps its positions (the site sent absolute indexes); a page
+-- starting again continues after the largest of them.
+-- searches: NULL reads the searches of tbl (_ndcg_ga4_searches); a table's name reads them from
+-- it instead (made once by evaluate(source='ga4'), which keeps the shown rows this narrow).
+CREATE OR REPLACE MACRO _ndcg_ga4_placed(tbl, position_base, list_name, searches) AS TABLE
+WITH _ndcg_computed_searches AS (
+    SELECT * FROM _ndcg_ga4_searches(tbl)
+),
+_ndcg_searches AS (
+    SELECT _search, user_id, session_id, search_us
+    FROM query_table(coalesce(searches, '_ndcg_computed_searches'))
 ),
 _ndcg_lists AS (
     -- a list view's items as [item_id, item_list_index] (all a page needs), numbered (_lid)
     SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
            list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
                AS _content
-    FROM _ndcg_views
+    FROM _ndcg_ga4_rows(tbl) AS _ndcg_rows
     WHERE event_name = 'view_item_list' AND len(items) > 0
-      AND (list_name IS NULL OR list_name = _ndcg_views.list_name)
+      AND user_id IS NOT NULL AND session_id IS NOT NULL
+      AND (list_name IS NULL OR list_name = _ndcg_rows.list_name)
 ),
 _ndcg_pages AS (
     -- each list view belongs to the latest search of its session at or before it (the same
@@ -198,8 +210,8 @@ _ndcg_items AS (
                ELSE _on + 1 - _base
            END AS _on_page
     FROM (
-        SELECT s.query_id, s.search_term, s.device, s.event_date, s.user_id, s.session_id,
-               make_timestamp(p.event_us) AS event_at, p._unindexed, o._lo, o._before, o._base,
+        SELECT o._search, s.user_id, make_timestamp(p.event_us) AS shown_at, p._unindexed,
+               o._lo, o._before, o._base,
                unnest(p._content)[1] AS item_id, unnest(p._content)[2] AS _raw,
                unnest(p._index) AS _on, generate_subscripts(p._content, 1) AS _order
         FROM _ndcg_pages p
@@ -207,12 +219,22 @@ _ndcg_items AS (
         JOIN _ndcg_searches s ON o._search = s._search
     )
 )
-SELECT query_id, item_id,
-       _on_page + CASE WHEN _lo > _before THEN 0 ELSE _before END AS position,
-       search_term, device, event_date, user_id, session_id, event_at AS shown_at
+SELECT _search, item_id, _on_page + CASE WHEN _lo > _before THEN 0 ELSE _before END AS position,
+       shown_at
 FROM _ndcg_items
 -- a position is at least 1: the filter checks every index (the errors above), a count(*) too
 WHERE _on_page >= 1;
+
+-- _ndcg_ga4_shown(tbl, position_base, list_name)
+--   -> TABLE(query_id, item_id, position BIGINT, search_term, device, event_date DATE, user_id,
+--            session_id, shown_at TIMESTAMP)
+-- The searches of a GA4 export and what each showed (internal; ga4_rankings states the rules):
+-- _ndcg_ga4_placed's rows with their search's columns (_ndcg_ga4_searches).
+CREATE OR REPLACE MACRO _ndcg_ga4_shown(tbl, position_base, list_name) AS TABLE
+SELECT s.query_id, p.item_id, p.position, s.search_term, s.device, s.event_date, s.user_id,
+       s.session_id, p.shown_at
+FROM _ndcg_ga4_placed(tbl, position_base, list_name, NULL) p
+JOIN _ndcg_ga4_searches(tbl) s USING (_search);
 
 -- _ndcg_ga4_interactions(tbl, attribution := ..., attribution_window := ..., event_types := ...,
 --                        position_base := ..., list_name := ..., shown := ...)
