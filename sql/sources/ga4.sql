@@ -117,10 +117,11 @@ _ndcg_pages AS (
     -- each list view belongs to the latest search of its session at or before it (the same
     -- microsecond included: an ASOF join of the list views' numbers, their items joined after
     -- it, as sorting them with the views cost more); a list view sent twice (same items, same
-    -- indexes) counts once, at its first time. Numbered (_pid: what the page's own rows are
-    -- joined back on after the narrow rows below are ordered), with each item's index read
-    -- once: a whole number >= 0 (else NULL: '(not set)', NULL or empty when _unindexed, an
-    -- error below otherwise)
+    -- indexes) counts once, at its first time, with its user (for the errors below: a join to
+    -- the searches after the items would build its hash table on them). Numbered (_pid: what
+    -- the page's own rows are joined back on after the narrow rows below are ordered), with
+    -- each item's index read once: a whole number >= 0 (else NULL: '(not set)', NULL or empty
+    -- when _unindexed, an error below otherwise)
     SELECT *,
            -- the slow test only for a page with an item not read as a whole number
            list_count(_index) < len(_content)
@@ -136,7 +137,8 @@ _ndcg_pages AS (
                                              WHEN regexp_full_match(trim(x.raw), '[0-9]{1,18}')
                                              THEN trim(x.raw)::BIGINT END) AS _index
         FROM (
-            SELECT v._search, l._content, min(l.event_us) AS event_us, min(hash(l._content)) AS _tie
+            SELECT v._search, l._content, min(l.event_us) AS event_us, min(hash(l._content)) AS _tie,
+                   min(l.user_id) AS user_id
             FROM _ndcg_lists l
             JOIN (SELECT l._lid, s._search
                   FROM (SELECT _lid, user_id, session_id, event_us FROM _ndcg_lists) l
@@ -210,13 +212,12 @@ _ndcg_items AS (
                ELSE _on + 1 - _base
            END AS _on_page
     FROM (
-        SELECT o._search, s.user_id, make_timestamp(p.event_us) AS shown_at, p._unindexed,
+        SELECT o._search, p.user_id, make_timestamp(p.event_us) AS shown_at, p._unindexed,
                o._lo, o._before, o._base,
                unnest(p._content)[1] AS item_id, unnest(p._content)[2] AS _raw,
                unnest(p._index) AS _on, generate_subscripts(p._content, 1) AS _order
         FROM _ndcg_pages p
         JOIN _ndcg_spans o USING (_pid)
-        JOIN _ndcg_searches s ON o._search = s._search
     )
 )
 SELECT _search, item_id, _on_page + CASE WHEN _lo > _before THEN 0 ELSE _before END AS position,
