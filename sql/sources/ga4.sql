@@ -175,18 +175,26 @@ _ndcg_spans AS (
     -- a page's base (the search's: 'auto' reads a search whose smallest index is 0 as 0-based),
     -- its first position, and the largest absolute position of the earlier pages of its search
     -- (a scan over them in order): a page starting past it keeps its positions, one starting
-    -- again continues after it
+    -- again continues after it (a search's first page: 0; its second: the first's largest,
+    -- what the scan gives, as every position is >= 0, without its lambdas)
     SELECT _pid, _search, _base,
            CASE WHEN _unindexed THEN 1 ELSE _min_index + 1 - _base END AS _lo,
-           list_reduce(
-               list_prepend({'lo': 0::BIGINT, 'hi': 0::BIGINT},
-                            list_transform(list_sort(_earlier), lambda e: {
-                                'lo': CASE WHEN e.unindexed THEN 1 ELSE e.lo + 1 - _base END,
-                                'hi': CASE WHEN e.unindexed THEN e.len ELSE e.hi + 1 - _base END})),
-               lambda done, span: {'lo': 0::BIGINT,
-                                   'hi': CASE WHEN span.lo > done.hi
-                                              THEN greatest(done.hi, span.hi)
-                                              ELSE done.hi + span.hi END}).hi AS _before
+           CASE
+               WHEN _earlier IS NULL THEN 0::BIGINT
+               WHEN len(_earlier) = 1 THEN
+                   CASE WHEN _earlier[1].unindexed THEN _earlier[1].len
+                        ELSE _earlier[1].hi + 1 - _base END
+               ELSE list_reduce(
+                   list_prepend({'lo': 0::BIGINT, 'hi': 0::BIGINT},
+                                list_transform(list_sort(_earlier), lambda e: {
+                                    'lo': CASE WHEN e.unindexed THEN 1 ELSE e.lo + 1 - _base END,
+                                    'hi': CASE WHEN e.unindexed THEN e.len
+                                               ELSE e.hi + 1 - _base END})),
+                   lambda done, span: {'lo': 0::BIGINT,
+                                       'hi': CASE WHEN span.lo > done.hi
+                                                  THEN greatest(done.hi, span.hi)
+                                                  ELSE done.hi + span.hi END}).hi
+           END AS _before
     FROM (
         SELECT *,
                CASE position_base::VARCHAR
