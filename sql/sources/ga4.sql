@@ -240,10 +240,13 @@ WHERE _on_page >= 1;
 -- The searches of a GA4 export and what each showed (internal; ga4_rankings states the rules):
 -- _ndcg_ga4_placed's rows with their search's columns (_ndcg_ga4_searches).
 CREATE OR REPLACE MACRO _ndcg_ga4_shown(tbl, position_base, list_name) AS TABLE
+WITH _ndcg_shown_searches AS MATERIALIZED (
+    SELECT * FROM _ndcg_ga4_searches(tbl)
+)
 SELECT s.query_id, p.item_id, p.position, s.search_term, s.device, s.event_date, s.user_id,
        s.session_id, p.shown_at
-FROM _ndcg_ga4_placed(tbl, position_base, list_name, NULL) p
-JOIN _ndcg_ga4_searches(tbl) s USING (_search);
+FROM _ndcg_ga4_placed(tbl, position_base, list_name, '_ndcg_shown_searches') p
+JOIN _ndcg_shown_searches s USING (_search);
 
 -- _ndcg_ga4_interactions(tbl, attribution := ..., attribution_window := ..., event_types := ...,
 --                        position_base := ..., list_name := ..., shown := ...)
