@@ -104,31 +104,48 @@ _ndcg_searches AS (
     FROM query_table(coalesce(searches, '_ndcg_computed_searches'))
 ),
 _ndcg_lists AS (
-    -- a list view's items as [item_id, item_list_index] (all a page needs), numbered (_lid)
-    SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
-           list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
-               AS _content
-    FROM _ndcg_ga4_rows(tbl) AS _ndcg_rows
-    WHERE event_name = 'view_item_list' AND len(items) > 0
-      AND user_id IS NOT NULL AND session_id IS NOT NULL
-      AND (list_name IS NULL OR list_name = _ndcg_rows.list_name)
+    -- a list view's items as [item_id, item_list_index] (all a page needs) and their hash,
+    -- numbered (_lid)
+    SELECT *, hash(_content) AS _h
+    FROM (
+        SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
+               list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
+                   AS _content
+        FROM _ndcg_ga4_rows(tbl) AS _ndcg_rows
+        WHERE event_name = 'view_item_list' AND len(items) > 0
+          AND user_id IS NOT NULL AND session_id IS NOT NULL
+          AND (list_name IS NULL OR list_name = _ndcg_rows.list_name)
+    )
+),
+_ndcg_found AS (
+    -- each list view's search: the latest of its session at or before it (the same microsecond
+    -- included), by an ASOF join of the list views' narrow rows (their items joined after it,
+    -- as sorting them with the views cost more)
+    SELECT l._lid, l.event_us, l.user_id, l._h, s._search
+    FROM (SELECT _lid, user_id, session_id, event_us, _h FROM _ndcg_lists) l
+    ASOF JOIN _ndcg_searches s
+        ON l.user_id = s.user_id AND l.session_id = s.session_id AND l.event_us >= s.search_us
+),
+_ndcg_repeated AS (
+    -- a search's content hashes held by more than one of its list views: a list view sent twice
+    -- (or two contents of one hash), their items compared below; any other list view is a page
+    SELECT _search, _h FROM _ndcg_found GROUP BY _search, _h HAVING count(*) > 1
 ),
 _ndcg_pages AS (
-    -- each list view belongs to the latest search of its session at or before it (the same
-    -- microsecond included: an ASOF join of the list views' numbers, their items joined after
-    -- it, as sorting them with the views cost more); a list view sent twice (same items, same
-    -- indexes) counts once, at its first time, with its user (for the errors below: a join to
-    -- the searches after the items would build its hash table on them). Numbered (_pid: what
-    -- the page's own rows are joined back on after the narrow rows below are ordered), with
-    -- each item's index read once: a whole number >= 0 (else NULL: '(not set)', NULL or empty
-    -- when _unindexed, an error below otherwise)
+    -- each list view of a search; a list view sent twice (same items, same indexes) counts
+    -- once, at its first time (grouped by its items only where its hash repeats in the search:
+    -- grouping every page by its item list cost more), with its user (for the errors below: a
+    -- join to the searches after the items would build its hash table on them). Numbered (_pid,
+    -- its first list view's _lid: what the page's own rows are joined back on after the narrow
+    -- rows below are ordered), with each item's index read once: a whole number >= 0 (else
+    -- NULL: '(not set)', NULL or empty when _unindexed, an error below otherwise)
     SELECT *,
            -- the slow test only for a page with an item not read as a whole number
            list_count(_index) < len(_content)
            AND len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
                > 0 AS _unindexed
     FROM (
-        SELECT *, row_number() OVER () AS _pid,
+        SELECT *,
                -- a digits-only index as its BIGINT prints it (most are) is read without the pattern
                list_transform(list_transform(_content, lambda x: {'raw': x[2],
                                                                   'n': TRY_CAST(x[2] AS BIGINT)}),
@@ -137,16 +154,16 @@ _ndcg_pages AS (
                                              WHEN regexp_full_match(trim(x.raw), '[0-9]{1,18}')
                                              THEN trim(x.raw)::BIGINT END) AS _index
         FROM (
-            SELECT v._search, l._content, min(l.event_us) AS event_us, min(hash(l._content)) AS _tie,
-                   min(l.user_id) AS user_id
-            FROM _ndcg_lists l
-            JOIN (SELECT l._lid, s._search
-                  FROM (SELECT _lid, user_id, session_id, event_us FROM _ndcg_lists) l
-                  ASOF JOIN _ndcg_searches s
-                      ON l.user_id = s.user_id AND l.session_id = s.session_id
-                     AND l.event_us >= s.search_us) v
-                USING (_lid)
-            GROUP BY v._search, l._content
+            SELECT f._search, l._content, f.event_us, f._h AS _tie, f.user_id, f._lid AS _pid
+            FROM (SELECT * FROM _ndcg_found f
+                  ANTI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h) f
+            JOIN _ndcg_lists l USING (_lid)
+            UNION ALL
+            SELECT f._search, l._content, min(f.event_us), min(f._h), min(f.user_id), min(f._lid)
+            FROM (SELECT * FROM _ndcg_found f
+                  SEMI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h) f
+            JOIN _ndcg_lists l USING (_lid)
+            GROUP BY f._search, l._content
         )
     )
 ),

@@ -451,14 +451,16 @@ def test_cli_source(export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
 
 # evaluate(source=...) does the adapter's work once (issue 22's performance line), checked without
 # timing: a spy on the connection EXPLAINs each statement evaluate runs before running it and
-# counts in the plans the window operator that numbers a search's pages (ordered by
-# hash(_content)): the shown-list step has exactly one, the attribution and the report none.
+# counts in the plans the join that finds each list view's search (event_us >= search_us: an ASOF
+# join, or a nested loop join on a small input): the shown-list step has exactly one, the
+# attribution and the report none.
 _READS = ("SELECT", "WITH", "CREATE TEMP TABLE", "FROM")
 
 
 def _pages(node: dict) -> int:
-    """How many operators of an EXPLAIN (FORMAT json) tree order by hash(_content)."""
-    own = "hash(_content)" in json.dumps(node.get("extra_info", {}))
+    """How many operators of an EXPLAIN (FORMAT json) tree join list views to their search."""
+    info = json.dumps(node.get("extra_info", {}))
+    own = "event_us >= search_us" in info or "search_us <= event_us" in info
     return own + sum(_pages(child) for child in node.get("children", []))
 
 
