@@ -116,7 +116,8 @@ def adapted(
     """The source's shown lists and attributed interactions in the report's contract, as
     temporary tables of ``con`` (the report reads its inputs several times, which would run a
     view's adapter each time). The adapter's work is done once: the shown lists
-    (``<source>_rankings``), then every interaction with its reason, attributed to those shown
+    (``<source>_rankings``; GA4's as a view over two narrow tables, ``_ga4_shown``), then every
+    interaction with its reason, attributed to those shown
     lists read by name (``_ndcg_<source>_interactions(..., shown := ...)``, not computed again),
     split into the events (reason NULL) and the counts ``unattributed_warning`` reads; the same
     rows as ``<source>_events`` and ``<source>_unattributed``. ``inputs`` are the source's
