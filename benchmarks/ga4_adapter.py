@@ -19,7 +19,8 @@ interleaved, median seconds:
   counts), the unattributed warning's counts, then ndcg_report;
 - with ``--before REF`` (a git ref, e.g. ``main``), ``before``: evaluate's steps (as
   ``evaluate`` above) on a second connection whose source macros are REF's ``sql/sources/*.sql``
-  (REF's SQL, this tree's Python), interleaved with the others in one process.
+  and with REF's ``duckdb_ndcg/sources.py`` (the rest of the macros and the Python this tree's),
+  interleaved with the others in one process.
 
 Writes ``benchmarks/results/ga4_adapter_<events>.md`` (``_<limit>`` added with --memory-limit).
 """
@@ -27,17 +28,19 @@ Writes ``benchmarks/results/ga4_adapter_<events>.md`` (``_<limit>`` added with -
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
 import time
 from pathlib import Path
+from types import ModuleType
 
 import duckdb
 
 import duckdb_ndcg
+from duckdb_ndcg import sources
 from duckdb_ndcg.macros import statements
-from duckdb_ndcg.sources import adapted, unattributed_warning
 
 HERE = Path(__file__).resolve().parent
 EVENTS_PER_SEARCH = 5
@@ -81,24 +84,28 @@ def adapter(con: duckdb.DuckDBPyConnection, export: Path) -> float:
     return con.sql("SELECT avg(ndcg) FROM ndcg_report('shown', 'events', k := 10)").fetchall()[0][0]
 
 
-def evaluated(con: duckdb.DuckDBPyConnection, export: Path) -> float:
-    made = adapted(con, "ga4", [str(export)])
-    unattributed_warning(con, "ga4", made)
+def evaluated(con: duckdb.DuckDBPyConnection, export: Path, module: ModuleType = sources) -> float:
+    made = module.adapted(con, "ga4", [str(export)])
+    module.unattributed_warning(con, "ga4", made)
     return con.sql(
         "SELECT avg(ndcg) FROM ndcg_report(?, ?, k := 10)",
         params=[made.rankings.name, made.events.name],
     ).fetchall()[0][0]
 
 
-def before(con: duckdb.DuckDBPyConnection, export: Path) -> float:
-    """evaluate's steps with the source macros of the ref ``con`` holds."""
-    return evaluated(con, export)
-
-
-def at_ref(ref: str) -> duckdb.DuckDBPyConnection:
-    """A connection with this tree's macros, its source macros replaced by those of ``ref``."""
+def at_ref(ref: str) -> tuple[duckdb.DuckDBPyConnection, ModuleType]:
+    """A connection with this tree's macros, its source macros replaced by those of ``ref``, and
+    ``ref``'s ``duckdb_ndcg/sources.py`` (what evaluate runs over them) as a module."""
     con = duckdb_ndcg.register(duckdb.connect())
     root = HERE.parent
+    code = subprocess.run(["git", "show", f"{ref}:duckdb_ndcg/sources.py"], cwd=root, check=True,
+                          capture_output=True, text=True).stdout
+    tmp = HERE / "data" / "_before_sources.py"
+    tmp.write_text(code, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("_before_sources", tmp)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tmp.unlink()
     names = subprocess.run(["git", "ls-tree", "--name-only", f"{ref}:sql/sources"], cwd=root,
                            check=True, capture_output=True, text=True).stdout.split()
     for name in names:
@@ -109,7 +116,7 @@ def at_ref(ref: str) -> duckdb.DuckDBPyConnection:
         for _, sql in statements(tmp):
             con.execute(sql)
         tmp.unlink()
-    return con
+    return con, module
 
 
 def flat(con: duckdb.DuckDBPyConnection, shown: Path, events: Path) -> float:
@@ -144,21 +151,24 @@ def main() -> None:
                    "evaluate": lambda: evaluated(con, export),
                    "flat": lambda: flat(con, shown, events)}
         if args.before:
-            old = at_ref(args.before)
+            old, module = at_ref(args.before)
             if args.memory_limit:
                 old.execute("SET memory_limit = ?", [args.memory_limit])
-            systems = {"before": lambda: before(old, export), **systems}
+            systems = {"before": lambda: evaluated(old, export, module), **systems}
         times: dict[str, list[float]] = {name: [] for name in systems}
+        cpu: dict[str, list[float]] = {name: [] for name in systems}
         means = {}
         for _ in range(args.reps):
             for name, run in systems.items():
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 means[name] = run()
                 times[name].append(time.perf_counter() - start)
+                cpu[name].append(time.process_time() - start_cpu)
         counts = con.sql("SELECT (SELECT count(*) FROM shown), (SELECT count(*) FROM events)"
                          ).fetchall()[0]
     assert all(abs(mean - means["flat"]) < 1e-12 for mean in means.values()), means
     median = {n: statistics.median(t) for n, t in times.items()}
+    median_cpu = {n: statistics.median(t) for n, t in cpu.items()}
     lines = [
         f"# GA4 adapter, {args.events:,} raw events (benchmarks/ga4_adapter.py)",
         "",
@@ -169,9 +179,13 @@ def main() -> None:
          + (f"; before: evaluate with the source macros of {args.before}" if args.before else "")
          + (f"; memory_limit {args.memory_limit}." if args.memory_limit else ".")),
         "",
-        "| system | seconds | vs flat |",
-        "|---|---|---|",
-        *(f"| {n} | {median[n]:.2f} | {median[n] / median['flat']:.1f}x |" for n in median),
+        "| system | seconds | vs flat | CPU seconds | vs flat |",
+        "|---|---|---|---|---|",
+        *(f"| {n} | {median[n]:.2f} | {median[n] / median['flat']:.2f}x | {median_cpu[n]:.2f} | "
+          f"{median_cpu[n] / median_cpu['flat']:.2f}x |" for n in median),
+        "",
+        ("CPU seconds: the process's CPU time (all its threads) during the system's run, median; "
+         "less moved by the machine's other jobs than the wall seconds."),
         "",
     ]
     suffix = f"_{args.memory_limit}" if args.memory_limit else ""

@@ -64,58 +64,88 @@ SELECT event_name::VARCHAR AS event_name,
 FROM query_table(tbl)
 );
 
--- _ndcg_ga4_shown(tbl, position_base, list_name)
---   -> TABLE(query_id, item_id, position BIGINT, search_term, device, event_date DATE, user_id,
---            session_id, shown_at TIMESTAMP)
--- The searches of a GA4 export and what each showed (internal; ga4_rankings states the rules):
--- a search is one view_search_results and the view_item_list events after it in the same
--- session (user_pseudo_id, ga_session_id) up to the next view_search_results; its pages are
--- those list views in time order, a list view whose items and indexes equal an earlier one's
--- counted once. A page reads item_list_index as the position (0-based or 1-based: position_base)
--- unless one of its items has none ('(not set)', NULL, empty): then the page's own order. A page
--- whose first position is past every position shown before it in the search keeps its positions
--- (the site sent absolute indexes); a page starting again continues after the largest of them.
-CREATE OR REPLACE MACRO _ndcg_ga4_shown(tbl, position_base, list_name) AS TABLE
-WITH _ndcg_views AS (
-    SELECT * FROM _ndcg_ga4_rows(tbl)
-    WHERE event_name IN ('view_search_results', 'view_item_list')
-      AND user_id IS NOT NULL AND session_id IS NOT NULL
-),
-_ndcg_searches AS (
-    -- one row per search, numbered (_search: the one key the steps below partition and join
-    -- on, cheaper than user, session and time), with its query_id made once
+-- _ndcg_ga4_searches(tbl)
+--   -> TABLE(_search BIGINT, user_id, session_id, search_us BIGINT, search_term, device,
+--            event_date DATE, query_id)
+-- The searches of a GA4 export (internal): one row per view_search_results of a user and session
+-- (the same microsecond once), numbered in the order of user, session and time (_search: the key
+-- the shown-list step partitions and joins on, the same in every reading), with its query_id
+-- 'user/session/µs' made once.
+CREATE OR REPLACE MACRO _ndcg_ga4_searches(tbl) AS TABLE
+SELECT row_number() OVER (ORDER BY user_id, session_id, search_us) AS _search, *
+FROM (
     SELECT user_id, session_id, event_us AS search_us, min(search_term) AS search_term,
            min(device) AS device, min(event_date) AS event_date,
-           user_id || '/' || session_id || '/' || event_us::VARCHAR AS query_id,
-           row_number() OVER () AS _search
-    FROM _ndcg_views
-    WHERE event_name = 'view_search_results'
+           user_id || '/' || session_id || '/' || event_us::VARCHAR AS query_id
+    FROM _ndcg_ga4_rows(tbl)
+    WHERE event_name = 'view_search_results' AND user_id IS NOT NULL AND session_id IS NOT NULL
     GROUP BY user_id, session_id, event_us
+);
+
+-- _ndcg_ga4_placed(tbl, position_base, list_name, searches)
+--   -> TABLE(_search BIGINT, item_id VARCHAR, position BIGINT, shown_at TIMESTAMP)
+-- What each search of a GA4 export showed, by search number (internal; _ndcg_ga4_shown adds the
+-- search's columns, ga4_rankings states the rules): a search is one view_search_results and the
+-- view_item_list events after it in the same session (user_pseudo_id, ga_session_id) up to the
+-- next view_search_results; its pages are those list views in time order, a list view whose
+-- items and indexes equal an earlier one's counted once. A page reads item_list_index as the
+-- position (0-based or 1-based: position_base) unless one of its items has none ('(not set)',
+-- NULL, empty): then the page's own order. A page whose first position is past every position
+-- shown before it in the search keeps its positions (the site sent absolute indexes); a page
+-- starting again continues after the largest of them.
+-- searches: NULL reads the searches of tbl (_ndcg_ga4_searches); a table's name reads them from
+-- it instead (made once by evaluate(source='ga4'), which keeps the shown rows this narrow).
+CREATE OR REPLACE MACRO _ndcg_ga4_placed(tbl, position_base, list_name, searches) AS TABLE
+WITH _ndcg_computed_searches AS (
+    SELECT * FROM _ndcg_ga4_searches(tbl)
+),
+_ndcg_searches AS (
+    SELECT _search, user_id, session_id, search_us
+    FROM query_table(coalesce(searches, '_ndcg_computed_searches'))
 ),
 _ndcg_lists AS (
-    -- a list view's items as [item_id, item_list_index] (all a page needs), numbered (_lid)
-    SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
-           list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
-               AS _content
-    FROM _ndcg_views
-    WHERE event_name = 'view_item_list' AND len(items) > 0
-      AND (list_name IS NULL OR list_name = _ndcg_views.list_name)
+    -- a list view's items as [item_id, item_list_index] (all a page needs) and their hash,
+    -- numbered (_lid)
+    SELECT *, hash(_content) AS _h
+    FROM (
+        SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
+               list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
+                   AS _content
+        FROM _ndcg_ga4_rows(tbl) AS _ndcg_rows
+        WHERE event_name = 'view_item_list' AND len(items) > 0
+          AND user_id IS NOT NULL AND session_id IS NOT NULL
+          AND (list_name IS NULL OR list_name = _ndcg_rows.list_name)
+    )
+),
+_ndcg_found AS (
+    -- each list view's search: the latest of its session at or before it (the same microsecond
+    -- included), by an ASOF join of the list views' narrow rows (their items joined after it,
+    -- as sorting them with the views cost more)
+    SELECT l._lid, l.event_us, l.user_id, l._h, s._search
+    FROM (SELECT _lid, user_id, session_id, event_us, _h FROM _ndcg_lists) l
+    ASOF JOIN _ndcg_searches s
+        ON l.user_id = s.user_id AND l.session_id = s.session_id AND l.event_us >= s.search_us
+),
+_ndcg_repeated AS (
+    -- a search's content hashes held by more than one of its list views: a list view sent twice
+    -- (or two contents of one hash), their items compared below; any other list view is a page
+    SELECT _search, _h FROM _ndcg_found GROUP BY _search, _h HAVING count(*) > 1
 ),
 _ndcg_pages AS (
-    -- each list view belongs to the latest search of its session at or before it (the same
-    -- microsecond included: an ASOF join of the list views' numbers, their items joined after
-    -- it, as sorting them with the views cost more); a list view sent twice (same items, same
-    -- indexes) counts once, at its first time. Numbered (_pid: what the page's own rows are
-    -- joined back on after the narrow rows below are ordered), with each item's index read
-    -- once: a whole number >= 0 (else NULL: '(not set)', NULL or empty when _unindexed, an
-    -- error below otherwise)
+    -- each list view of a search; a list view sent twice (same items, same indexes) counts
+    -- once, at its first time (grouped by its items only where its hash repeats in the search:
+    -- grouping every page by its item list cost more), with its user (for the errors below: a
+    -- join to the searches after the items would build its hash table on them). Numbered (_pid,
+    -- its first list view's _lid: what the page's own rows are joined back on after the narrow
+    -- rows below are ordered), with each item's index read once: a whole number >= 0 (else
+    -- NULL: '(not set)', NULL or empty when _unindexed, an error below otherwise)
     SELECT *,
            -- the slow test only for a page with an item not read as a whole number
            list_count(_index) < len(_content)
            AND len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
                > 0 AS _unindexed
     FROM (
-        SELECT *, row_number() OVER () AS _pid,
+        SELECT *,
                -- a digits-only index as its BIGINT prints it (most are) is read without the pattern
                list_transform(list_transform(_content, lambda x: {'raw': x[2],
                                                                   'n': TRY_CAST(x[2] AS BIGINT)}),
@@ -124,15 +154,16 @@ _ndcg_pages AS (
                                              WHEN regexp_full_match(trim(x.raw), '[0-9]{1,18}')
                                              THEN trim(x.raw)::BIGINT END) AS _index
         FROM (
-            SELECT v._search, l._content, min(l.event_us) AS event_us, min(hash(l._content)) AS _tie
-            FROM _ndcg_lists l
-            JOIN (SELECT l._lid, s._search
-                  FROM (SELECT _lid, user_id, session_id, event_us FROM _ndcg_lists) l
-                  ASOF JOIN _ndcg_searches s
-                      ON l.user_id = s.user_id AND l.session_id = s.session_id
-                     AND l.event_us >= s.search_us) v
-                USING (_lid)
-            GROUP BY v._search, l._content
+            SELECT f._search, l._content, f.event_us, f._h AS _tie, f.user_id, f._lid AS _pid
+            FROM (SELECT * FROM _ndcg_found f
+                  ANTI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h) f
+            JOIN _ndcg_lists l USING (_lid)
+            UNION ALL
+            SELECT f._search, l._content, min(f.event_us), min(f._h), min(f.user_id), min(f._lid)
+            FROM (SELECT * FROM _ndcg_found f
+                  SEMI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h) f
+            JOIN _ndcg_lists l USING (_lid)
+            GROUP BY f._search, l._content
         )
     )
 ),
@@ -161,18 +192,26 @@ _ndcg_spans AS (
     -- a page's base (the search's: 'auto' reads a search whose smallest index is 0 as 0-based),
     -- its first position, and the largest absolute position of the earlier pages of its search
     -- (a scan over them in order): a page starting past it keeps its positions, one starting
-    -- again continues after it
+    -- again continues after it (a search's first page: 0; its second: the first's largest,
+    -- what the scan gives, as every position is >= 0, without its lambdas)
     SELECT _pid, _search, _base,
            CASE WHEN _unindexed THEN 1 ELSE _min_index + 1 - _base END AS _lo,
-           list_reduce(
-               list_prepend({'lo': 0::BIGINT, 'hi': 0::BIGINT},
-                            list_transform(list_sort(_earlier), lambda e: {
-                                'lo': CASE WHEN e.unindexed THEN 1 ELSE e.lo + 1 - _base END,
-                                'hi': CASE WHEN e.unindexed THEN e.len ELSE e.hi + 1 - _base END})),
-               lambda done, span: {'lo': 0::BIGINT,
-                                   'hi': CASE WHEN span.lo > done.hi
-                                              THEN greatest(done.hi, span.hi)
-                                              ELSE done.hi + span.hi END}).hi AS _before
+           CASE
+               WHEN _earlier IS NULL THEN 0::BIGINT
+               WHEN len(_earlier) = 1 THEN
+                   CASE WHEN _earlier[1].unindexed THEN _earlier[1].len
+                        ELSE _earlier[1].hi + 1 - _base END
+               ELSE list_reduce(
+                   list_prepend({'lo': 0::BIGINT, 'hi': 0::BIGINT},
+                                list_transform(list_sort(_earlier), lambda e: {
+                                    'lo': CASE WHEN e.unindexed THEN 1 ELSE e.lo + 1 - _base END,
+                                    'hi': CASE WHEN e.unindexed THEN e.len
+                                               ELSE e.hi + 1 - _base END})),
+                   lambda done, span: {'lo': 0::BIGINT,
+                                       'hi': CASE WHEN span.lo > done.hi
+                                                  THEN greatest(done.hi, span.hi)
+                                                  ELSE done.hi + span.hi END}).hi
+           END AS _before
     FROM (
         SELECT *,
                CASE position_base::VARCHAR
@@ -198,21 +237,33 @@ _ndcg_items AS (
                ELSE _on + 1 - _base
            END AS _on_page
     FROM (
-        SELECT s.query_id, s.search_term, s.device, s.event_date, s.user_id, s.session_id,
-               make_timestamp(p.event_us) AS event_at, p._unindexed, o._lo, o._before, o._base,
+        SELECT o._search, p.user_id, make_timestamp(p.event_us) AS shown_at, p._unindexed,
+               o._lo, o._before, o._base,
                unnest(p._content)[1] AS item_id, unnest(p._content)[2] AS _raw,
                unnest(p._index) AS _on, generate_subscripts(p._content, 1) AS _order
         FROM _ndcg_pages p
         JOIN _ndcg_spans o USING (_pid)
-        JOIN _ndcg_searches s ON o._search = s._search
     )
 )
-SELECT query_id, item_id,
-       _on_page + CASE WHEN _lo > _before THEN 0 ELSE _before END AS position,
-       search_term, device, event_date, user_id, session_id, event_at AS shown_at
+SELECT _search, item_id, _on_page + CASE WHEN _lo > _before THEN 0 ELSE _before END AS position,
+       shown_at
 FROM _ndcg_items
 -- a position is at least 1: the filter checks every index (the errors above), a count(*) too
 WHERE _on_page >= 1;
+
+-- _ndcg_ga4_shown(tbl, position_base, list_name)
+--   -> TABLE(query_id, item_id, position BIGINT, search_term, device, event_date DATE, user_id,
+--            session_id, shown_at TIMESTAMP)
+-- The searches of a GA4 export and what each showed (internal; ga4_rankings states the rules):
+-- _ndcg_ga4_placed's rows with their search's columns (_ndcg_ga4_searches).
+CREATE OR REPLACE MACRO _ndcg_ga4_shown(tbl, position_base, list_name) AS TABLE
+WITH _ndcg_shown_searches AS MATERIALIZED (
+    SELECT * FROM _ndcg_ga4_searches(tbl)
+)
+SELECT s.query_id, p.item_id, p.position, s.search_term, s.device, s.event_date, s.user_id,
+       s.session_id, p.shown_at
+FROM _ndcg_ga4_placed(tbl, position_base, list_name, '_ndcg_shown_searches') p
+JOIN _ndcg_shown_searches s USING (_search);
 
 -- _ndcg_ga4_interactions(tbl, attribution := ..., attribution_window := ..., event_types := ...,
 --                        position_base := ..., list_name := ..., shown := ...)
