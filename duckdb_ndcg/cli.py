@@ -97,6 +97,9 @@ _SUBJECT = re.compile(
 # well formed but the data or the run failed (a missing column, duplicates, an unknown event type,
 # out of memory, an output that cannot be written); 130 interrupted (Ctrl-C).
 USAGE, DATA, INTERRUPTED = 2, 1, 130
+# Ctrl-C between DuckDB's checks of a query (as a statement starts: registering the macros)
+# reaches Python as this RuntimeError, not as duckdb.InterruptException
+_STATEMENT_INTERRUPTED = "Query interrupted"
 _T = TypeVar("_T")
 _STDIO = "-"  # --output -: the result on stdout; an input -: read from stdin
 
@@ -1730,6 +1733,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 0
     except (KeyboardInterrupt, duckdb.InterruptException):  # Ctrl-C, in Python or in a query
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except RuntimeError as error:
+        if str(error) != _STATEMENT_INTERRUPTED:
+            raise
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED
     except duckdb.OutOfMemoryException as error:

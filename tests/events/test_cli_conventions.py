@@ -8,6 +8,7 @@ import io
 import json
 import os
 import pty
+import re
 import signal
 import subprocess
 import sys
@@ -205,7 +206,10 @@ def test_exit_codes_from_the_installed_command(data: Path) -> None:
 # -- 28: Ctrl-C is one line and exit code 130 ------------------------------------------------------
 
 
-def test_ctrl_c_during_a_query_is_one_line_and_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize("after", [0.0, 2.0], ids=["registering-macros", "in-the-report"])
+def test_ctrl_c_during_a_query_is_one_line_and_130(tmp_path: Path, after: float) -> None:
+    """Ctrl-C as the macros are registered (DuckDB raises RuntimeError('Query interrupted')
+    there) and while the report runs (duckdb.InterruptException): one line, exit code 130."""
     with duckdb.connect() as con:  # big enough that the report runs for seconds
         con.execute(
             "COPY (SELECT i // 50 AS query_id, i % 50 AS item_id, i % 50 + 1 AS position "
@@ -219,7 +223,7 @@ def test_ctrl_c_during_a_query_is_one_line_and_130(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "duckdb_ndcg.cli", "evaluate", "shown.parquet", "events.parquet",
-         "--k", "1,2,3,4,5,6,7,8,9,10,20,30,40,50", "--summary", "--slice-by", "query_id"],
+         "--k", "1,2,3,4,5,6,7,8,9,10,20,30,40,50", "--summary"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=follower, env={**os.environ, "TERM": "dumb"},
     )
     os.close(follower)
@@ -229,7 +233,7 @@ def test_ctrl_c_during_a_query_is_one_line_and_130(tmp_path: Path) -> None:
             chunk = os.read(leader, 4096)
             assert chunk, f"the CLI ended before the report started: {seen!r}"
             seen += chunk
-        time.sleep(0.5)
+        time.sleep(after)
         assert process.poll() is None, "the report ended before it could be interrupted"
         process.send_signal(signal.SIGINT)
         process.wait(timeout=60)
@@ -246,8 +250,7 @@ def test_ctrl_c_during_a_query_is_one_line_and_130(tmp_path: Path) -> None:
             process.kill()
         os.close(leader)
     lines = [line for line in seen.decode().splitlines() if not line.endswith("...")]
-    assert process.returncode == 130
-    assert lines == ["duckdb-ndcg evaluate: interrupted"]
+    assert (process.returncode, lines) == (130, ["duckdb-ndcg evaluate: interrupted"])
     assert "Traceback" not in seen.decode()
 
 
@@ -255,15 +258,18 @@ class _InterruptedAt:
     """A connection whose first query starting with ``needle`` is interrupted, as Ctrl-C interrupts
     a running DuckDB query: the query raises ``duckdb.InterruptException``."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, needle: str) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, needle: str,
+                 error: Exception | None = None) -> None:
         self._con, self._needle, self.interrupted = con, needle, False
+        self._error = error or duckdb.InterruptException("INTERRUPT Error: Interrupted!")
         # no replacement scans: from this module, DuckDB would read 'shown.csv' as the csv module
         con.execute("SET python_enable_replacements = false")
 
     def _check(self, query: object) -> None:
-        if not self.interrupted and str(query).startswith(self._needle):
+        statement = re.sub(r"^(\s*--[^\n]*\n)*\s*", "", str(query))  # its comments skipped
+        if not self.interrupted and statement.startswith(self._needle):
             self.interrupted = True
-            raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+            raise self._error
 
     def sql(self, query: str, *args: object, **kwargs: object) -> duckdb.DuckDBPyRelation:
         self._check(query)
@@ -296,11 +302,18 @@ def test_an_interrupted_check_query_is_an_interrupt_not_a_message(
         assert con.interrupted
 
 
-@pytest.mark.parametrize("needle", _CHECK_QUERIES)
+# Ctrl-C as a statement starts (registering the macros) reaches Python as a RuntimeError
+_AS_A_STATEMENT_STARTS = ("CREATE OR REPLACE", RuntimeError("Query interrupted"))
+
+
+@pytest.mark.parametrize(("needle", "error"),
+                         [*((needle, None) for needle in _CHECK_QUERIES), _AS_A_STATEMENT_STARTS])
 def test_ctrl_c_in_a_check_query_exits_130(
-    data: Path, needle: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    data: Path, needle: str, error: Exception | None, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
     connect = duckdb.connect
-    monkeypatch.setattr(cli.duckdb, "connect", lambda *a, **k: _InterruptedAt(connect(*a, **k), needle))
+    monkeypatch.setattr(cli.duckdb, "connect",
+                        lambda *a, **k: _InterruptedAt(connect(*a, **k), needle, error))
     code, _, err = _main(capsys, "evaluate", "shown.csv", "events.csv")
     assert (code, err.strip().splitlines()) == (130, ["duckdb-ndcg evaluate: interrupted"])

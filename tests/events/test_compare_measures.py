@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import math
 import random
+import re
 
 import duckdb
 import ir_measures
@@ -134,9 +135,8 @@ def test_compare_from_python() -> None:
     for given, words in (({"k": [5]}, "k=[5] is not read"),
                          ({"query_set": "either"}, "query_set='either' is not read"),
                          ({"unpaired": True}, "unpaired=True is not read")):
-        with pytest.raises(ValueError, match="") as raised:
+        with pytest.raises(ValueError, match=re.escape(words)):
             duckdb_ndcg.compare("ranker_a", "ranker_b", "ev", con=con, measures="RR", **given)
-        assert words in str(raised.value)
 
 
 def test_compare_from_the_cli(tmp_path, capsys) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import duckdb
 import ir_measures
@@ -181,9 +182,8 @@ def test_bad_input_is_one_clear_error(con, call, words) -> None:
     ],
 )
 def test_evaluate_refuses_settings_measures_do_not_read(con, given, words) -> None:
-    with pytest.raises(ValueError, match="") as raised:
+    with pytest.raises(ValueError, match=re.escape(words)):
         duckdb_ndcg.evaluate("shown", "ev", con=con, **{"measures": "nDCG@3", **given})
-    assert words in str(raised.value)
 
 
 def test_readme_recipe(readme_sql) -> None:
