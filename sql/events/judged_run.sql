@@ -27,9 +27,7 @@ SELECT _key, _j.i AS _i, CASE WHEN _lq IS NOT NULL THEN _j.rel END::DOUBLE AS re
 FROM (
     -- k NULL: whole rankings; a family metric named, so that the engine builds each ranking's
     -- judged run (the shown rows in order, rnk the tie group's start, then the graded items not
-    -- shown, rnk NULL). Its ndcg column is read (never NULL here: empty_ideal 0.0) because the
-    -- engine's checks of the input (keys, duplicates, slices) are in its CASE: DuckDB 2.0 drops
-    -- a column no one reads, and its errors with it
+    -- shown, rnk NULL)
     SELECT _key, unnest(_judged) AS _j
     FROM _ndcg_report_rows(rankings, events, k := NULL,
                            slice_by := CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by)
@@ -48,7 +46,6 @@ FROM (
                            max_grade := 'mapping', judged := false, value_col := value_col,
                            value_grades := value_grades, bucket := bucket, start := start,
                            stop := stop, rankings_time_col := rankings_time_col)
-    WHERE ndcg IS NOT NULL
 ) AS _r
 LEFT JOIN _ndcg_logged ON _lq = _key[query_col] AND _li = _j.i
 -- a judged run holds grades: each measure names its own gains (a check on the rows, not inside

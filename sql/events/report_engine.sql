@@ -518,7 +518,35 @@ _ndcg_grade_check AS (
     FROM _ndcg_graded
 )
 SELECT _key, _k,
-       CASE
+       coalesce(coalesce(dcg, 0.0) / nullif(coalesce(_more_idcg, idcg, 0.0), 0),
+                empty_ideal)::DOUBLE AS ndcg,
+       coalesce(dcg, 0.0)::DOUBLE AS dcg,
+       coalesce(_more_idcg, idcg, 0.0)::DOUBLE AS idcg,
+       shown,
+       shown_relevant,
+       coalesce(relevant, 0) + coalesce(_more_relevant, 0) AS relevant,
+       _judged,
+       CASE WHEN judged OR coalesce(list_contains(metrics, 'judged_at_k'), false) THEN
+           (least(coalesce(_k, shown), shown) - coalesce(_unjudged_rows, 0.0))
+               / least(coalesce(_k, shown), shown)
+       END::DOUBLE AS judged_at_k
+FROM _ndcg_rankings_read
+CROSS JOIN _ndcg_cuts
+LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_relevant ON _rel_q = _q
+LEFT JOIN _ndcg_more_ideal ON _more_key = _key AND _more_k IS NOT DISTINCT FROM _k
+LEFT JOIN _ndcg_more_relevant ON _more_rel_key = _key
+LEFT JOIN _ndcg_repeated USING (_key)
+LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
+LEFT JOIN _ndcg_unjudged ON _uj_key = _key AND _uj_k IS NOT DISTINCT FROM _k
+CROSS JOIN _ndcg_key_types
+CROSS JOIN _ndcg_grade_check
+CROSS JOIN _ndcg_names
+-- the input checks: a filter every row passes (true), not a column, so that a query reading some
+-- columns only (a summary read for its k alone) runs them too: DuckDB 2.0 drops a column no one
+-- reads, and the error() in it. A branch `THEN false` is reached after its helper raised.
+WHERE CASE
            WHEN metrics IS NULL OR len(metrics) = 0
                 OR len(list_filter(metrics, lambda m: NOT coalesce(
                        list_contains(_ndcg_report_metrics(), m), false))) > 0 THEN
@@ -532,7 +560,7 @@ SELECT _key, _k,
                error('duckdb_ndcg: threshold must be a positive number, got '
                      || coalesce(threshold::VARCHAR, 'NULL'))
            -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
-           WHEN _ndcg_report_max_grade(max_grade, mapping, value_grades) IS NULL THEN NULL
+           WHEN _ndcg_report_max_grade(max_grade, mapping, value_grades) IS NULL THEN false
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
@@ -541,7 +569,7 @@ SELECT _key, _k,
                      || coalesce('''' || ties || '''', 'NULL'))
            WHEN _ndcg_discount(1, log_base) IS NULL
                 OR _ndcg_gain_error(_ndcg_report_gain(gain), 'zero') IS NOT NULL
-                OR _grade_error IS NOT NULL THEN NULL
+                OR _grade_error IS NOT NULL THEN false
            WHEN _min_grade < 0 THEN
                error('duckdb_ndcg: mapping gives an event type the negative grade '
                      || _min_grade::VARCHAR || ': the report scores grades of 0 and above')
@@ -572,6 +600,10 @@ SELECT _key, _k,
                      || 'in a view (' || (CASE WHEN _collated[1] LIKE query_col || ' %'
                                                THEN query_col ELSE item_col END)
                      || ' COLLATE "binary")')
+           WHEN list_contains(slice_by, query_col) THEN
+               error('duckdb_ndcg: slice_by names ' || query_col || ', the query column: a slice '
+                     || 'groups queries, and each query is already its own row of ndcg_report; '
+                     || 'slice by a property of the queries (day, device, variant)')
            -- json_keys(to_json(...)), not struct_keys: DuckDB 1.4 has no struct_keys
            WHEN len(slice_by) > 0
                 AND list_any_value(list_filter(
@@ -607,32 +639,8 @@ SELECT _key, _k,
                      || ' (pass duplicates := ''allow'' to score every impression: each '
                      || 'showing gains its item''s grade and the ideal holds the item as often '
                      || 'as it was shown)')
-           ELSE coalesce(coalesce(dcg, 0.0) / nullif(coalesce(_more_idcg, idcg, 0.0), 0),
-                         empty_ideal)
-       END::DOUBLE AS ndcg,
-       coalesce(dcg, 0.0)::DOUBLE AS dcg,
-       coalesce(_more_idcg, idcg, 0.0)::DOUBLE AS idcg,
-       shown,
-       shown_relevant,
-       coalesce(relevant, 0) + coalesce(_more_relevant, 0) AS relevant,
-       _judged,
-       CASE WHEN judged OR coalesce(list_contains(metrics, 'judged_at_k'), false) THEN
-           (least(coalesce(_k, shown), shown) - coalesce(_unjudged_rows, 0.0))
-               / least(coalesce(_k, shown), shown)
-       END::DOUBLE AS judged_at_k
-FROM _ndcg_rankings_read
-CROSS JOIN _ndcg_cuts
-LEFT JOIN _ndcg_dcg ON _dcg_key = _key AND _dcg_k IS NOT DISTINCT FROM _k
-LEFT JOIN _ndcg_ideal ON _ideal_q = _q AND _ideal_k IS NOT DISTINCT FROM _k
-LEFT JOIN _ndcg_relevant ON _rel_q = _q
-LEFT JOIN _ndcg_more_ideal ON _more_key = _key AND _more_k IS NOT DISTINCT FROM _k
-LEFT JOIN _ndcg_more_relevant ON _more_rel_key = _key
-LEFT JOIN _ndcg_repeated USING (_key)
-LEFT JOIN _ndcg_judged_lists ON _judged_key = _key
-LEFT JOIN _ndcg_unjudged ON _uj_key = _key AND _uj_k IS NOT DISTINCT FROM _k
-CROSS JOIN _ndcg_key_types
-CROSS JOIN _ndcg_grade_check
-CROSS JOIN _ndcg_names;
+           ELSE true
+      END;
 
 -- _ndcg_report_metric_rows(rankings, events, k := ..., ...every option of ndcg_report...,
 --                          judged := ...)

@@ -152,6 +152,59 @@ def test_sql_a_column_neither_table_has_is_one_error(log) -> None:
                     f"slice_by := ['channel'], {NAMES})").fetchall()
 
 
+_QUERY_SLICE = ("slice_by names search_id, the query column: a slice groups queries, and each "
+                "query is already its own row of ndcg_report")
+
+
+@pytest.mark.versions  # the checks stand in a filter, which no version drops
+@pytest.mark.parametrize("read", ["*", "count(*)", "k"])
+@pytest.mark.parametrize("call", [
+    f"ndcg_summary('search_log', 'clicks', k := {K}, slice_by := ['search_id'], {NAMES})",
+    f"ndcg_report('search_log', 'clicks', k := {K}, slice_by := 'search_id', {NAMES})",
+    (f"compare_summary('search_log', 'search_log_b', 'clicks', k := {K}, "
+    f"slice_by := ['variant', 'search_id'], {NAMES})"),
+])
+def test_sql_slicing_by_the_query_column_is_one_error(log, call: str, read: str) -> None:
+    # ndcg_summary dropped the slice without a word (one row per k, every query), whatever it
+    # was asked for; `SELECT k` or `count(*)` ran none of the checks on DuckDB 2.0, which drops
+    # the unread column that held them
+    with pytest.raises(duckdb.Error, match=re.escape(_QUERY_SLICE)):
+        log.execute(f"SELECT {read} FROM {call}").fetchall()
+
+
+@pytest.mark.versions  # the checks stand in a filter, which no version drops
+@pytest.mark.parametrize("read", ["k", "count(*)", "queries"])
+def test_sql_a_summary_read_in_part_runs_every_check(log, read: str) -> None:
+    with pytest.raises(duckdb.Error, match=re.escape("has a column channel (named in slice_by)")):
+        log.execute(f"SELECT {read} FROM ndcg_summary('search_log', 'clicks', k := {K}, "
+                    f"slice_by := ['channel'], {NAMES})").fetchall()
+    log.execute("INSERT INTO search_log SELECT * FROM search_log LIMIT 1")
+    with pytest.raises(duckdb.Error, match="more than once in ranking"):
+        log.execute(f"SELECT {read} FROM ndcg_summary('search_log', 'clicks', k := {K}, "
+                    f"{NAMES})").fetchall()
+
+
+def test_cli_and_evaluate_slicing_by_the_query_column_is_one_error(
+    log, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the CLI printed "Binder Error: Referenced column "search_id" not found" after the whole run
+    with pytest.raises(duckdb.Error, match=re.escape(_QUERY_SLICE)):
+        evaluate("search_log", "clicks", con=log, k=K, shape="summary", slice_by=["search_id"],
+                 **PY_NAMES).fetchall()
+    for table in ("search_log", "clicks"):
+        log.execute(f"COPY {table} TO '{tmp_path / table}.csv'")
+    (tmp_path / "grades.csv").write_text("action,grade\nview,0\nclick,1\nbuy,3\n")
+    code = cli.main([
+        "evaluate", str(tmp_path / "search_log.csv"), str(tmp_path / "clicks.csv"), "--summary",
+        "--slice-by", "search_id", "--query-col", "search_id", "--item-col", "sku",
+        "--position-col", "rank_pos", "--event-col", "action",
+        "--mapping", str(tmp_path / "grades.csv"),
+    ])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert (code, len(err)) == (1, 1)
+    assert err[0].startswith("duckdb-ndcg evaluate: --slice-by names search_id, the query column")
+
+
 @pytest.mark.versions  # COLUMNS renames, alias(), SELECT * naming a repeated column
 def test_a_column_of_both_tables_is_taken_from_the_rankings(log) -> None:
     # the rankings' own value wins (an impression's device may differ from the click's): as
