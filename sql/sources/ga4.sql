@@ -306,19 +306,12 @@ _ndcg_acts AS (
           WHERE event_name NOT IN ('view_search_results', 'view_item_list'))
     CROSS JOIN _ndcg_options
 ),
+_ndcg_identities AS (
+    SELECT _row, user_id AS _who, item_id, event_at, _from FROM _ndcg_acts
+),
 _ndcg_matched AS (
-    -- every earlier showing of the item to the user (a hash join, which spills, where an ASOF
-    -- join sorted all the showings: 3x slower at 1M events); the latest of them, and the
-    -- earliest within the window; equal times ordered by query and position, so the choice
-    -- never depends on row order
-    SELECT a._row,
-           max({'t': s.shown_at, 'q': s.query_id, 'p': s.position}) AS _last,
-           min({'t': s.shown_at, 'q': s.query_id, 'p': s.position})
-               FILTER (WHERE s.shown_at >= a._from) AS _first
-    FROM _ndcg_acts a
-    JOIN _ndcg_shown s
-        ON a.user_id = s.user_id AND a.item_id = s.item_id AND s.shown_at <= a.event_at
-    GROUP BY a._row
+    -- the latest showing of the item to the user, and the earliest within the window
+    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_shown', attribution := attribution)
 ),
 _ndcg_first AS (
     SELECT a.*, m._last.q AS _last_query, m._last.p AS _last_position, m._last.t AS _last_at,

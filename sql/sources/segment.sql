@@ -247,21 +247,18 @@ _ndcg_acts AS (
     FROM _ndcg_products
     WHERE event_type IS NOT NULL OR item_id IS NOT NULL
 ),
+_ndcg_identities AS (
+    -- an interaction under its userId and under its anonymousId (a search made before logging
+    -- in, a purchase after)
+    SELECT _row, user_id AS _who, item_id, event_at, _from FROM _ndcg_acts
+    UNION ALL
+    SELECT _row, anonymous_id, item_id, event_at, _from FROM _ndcg_acts
+    WHERE anonymous_id <> user_id
+),
 _ndcg_matched AS (
-    -- every earlier showing of the product to the user, under its userId or its anonymousId
-    -- (a search made before logging in, a purchase after); the latest of them, and the
-    -- earliest within the window; equal times ordered by query and position (as GA4's)
-    SELECT a._row,
-           max({'t': s.shown_at, 'q': s.query_id, 'p': s.position}) AS _last,
-           min({'t': s.shown_at, 'q': s.query_id, 'p': s.position})
-               FILTER (WHERE s.shown_at >= a._from) AS _first
-    FROM (SELECT _row, user_id AS _who, item_id, event_at, _from FROM _ndcg_acts
-          UNION ALL
-          SELECT _row, anonymous_id, item_id, event_at, _from FROM _ndcg_acts
-          WHERE anonymous_id <> user_id) a
-    JOIN _ndcg_shown s
-        ON a._who = s.user_id AND a.item_id = s.item_id AND s.shown_at <= a.event_at
-    GROUP BY a._row
+    -- the latest showing of the product to the user under either id, and the earliest within
+    -- the window (as GA4's)
+    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_shown', attribution := attribution)
 ),
 _ndcg_reasoned AS (
     SELECT a.*, m._last.q AS _last_query, m._last.p AS _last_position, m._last.t AS _last_at,
