@@ -26,7 +26,8 @@
 --                 column and the query. A column both tables have is the rankings' (the events'
 --                 values of it are not read). Naming a slice joins the rankings to one pass over
 --                 the events grouped by query; without slice_by the rankings are read alone.
---                 One name may be given as text: slice_by := 'device' is ['device'].
+--                 One name may be given as text: slice_by := 'device' is ['device']. Naming
+--                 the query column is an error (each query is already its own row).
 --   position_col  rank column, 1 = top; or score_col, higher = better (then ties decide order:
 --                 'average' shares the gain of tied items, 'key' breaks ties by item descending,
 --                 as trec_eval does).
