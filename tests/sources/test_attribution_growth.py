@@ -26,8 +26,8 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _export(con: duckdb.DuckDBPyConnection, users: int) -> None:
-    """A GA4 export (its columns, nested as BigQuery writes them) of SEARCHES searches by
+def _export(con: duckdb.DuckDBPyConnection, users: int, searches: int = SEARCHES) -> None:
+    """A GA4 export (its columns, nested as BigQuery writes them) of ``searches`` searches by
     ``users`` users: search n by user n % users, one second apart, showing item n % users at
     index 0 half a second later and selected a quarter second after that."""
     con.execute(f"""
@@ -44,7 +44,7 @@ def _export(con: duckdb.DuckDBPyConnection, users: int) -> None:
                             'item_revenue': NULL::DOUBLE, 'item_list_name': 'search results',
                             'item_list_index': CASE WHEN name = 'view_item_list' THEN '0' END}}]
                END AS items
-        FROM range({SEARCHES}) t(n),
+        FROM range({searches}) t(n),
              (VALUES ('view_search_results', 0), ('view_item_list', 500000),
                      ('select_item', 750000)) v(name, o)""")
 
