@@ -1782,11 +1782,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 0
-    except (KeyboardInterrupt, duckdb.InterruptException):  # Ctrl-C, in Python or in a query
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    except RuntimeError as error:
-        if str(error) != _STATEMENT_INTERRUPTED:
+    except (KeyboardInterrupt, duckdb.InterruptException, RuntimeError) as error:
+        # Ctrl-C, in Python or in a query; any other RuntimeError is not ours to word
+        if isinstance(error, RuntimeError) and str(error) != _STATEMENT_INTERRUPTED:
             raise
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED

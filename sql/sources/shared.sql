@@ -57,7 +57,7 @@ coalesce(TRY_CAST(attribution_window AS INTERVAL),
 -- sort, which spills, whose cost grows with the rows. Pairing each interaction with every
 -- earlier showing (a join) grew with their product: one user clicking an item 40,000 times that
 -- was shown to them 40,000 times took 65 s, the windows 0.09 s
--- (benchmarks/results/ga4_adapter_10000000_1GB.md).
+-- (benchmarks/results/design_timings.md).
 CREATE OR REPLACE MACRO _ndcg_attributed(acts, shown, attribution := NULL) AS TABLE
 WITH _ndcg_showings AS (
     SELECT user_id AS _who, item_id, shown_at AS _t, query_id AS _q, position AS _p,
