@@ -44,14 +44,27 @@ class Param:
 
 @dataclass(frozen=True)
 class Macro:
-    """One public macro: its parameters in signature order, and its kind (README grouping)."""
+    """One public macro: its parameters in signature order, and its kind (README grouping).
+    ``measures``: the macro that scores its overload taking ``measures`` (``ndcg_report(...,
+    measures := 'nDCG@10')`` is ``event_measures``' rows), whose parameters are these with
+    ``measures`` and ``grammar`` after the required ones (``overload``)."""
 
     name: str
     kind: str  # aggregate, measure, list, scalar, table, report, stats, stats_table
     params: tuple[Param, ...]
+    measures: str | None = None
 
     def param(self, name: str) -> Param:
-        return next(p for p in self.params if p.name == name)
+        return next(p for p in self.overload if p.name == name)
+
+    @property
+    def overload(self) -> tuple[Param, ...]:
+        """The measures overload's parameters (``params`` when the macro has none)."""
+        if self.measures is None:
+            return self.params
+        required = sum(p.default is None for p in self.params)
+        return (*self.params[:required], Param("measures"), default("grammar", "NULL"),
+                *self.params[required:])
 
 
 def required(*names: str) -> tuple[Param, ...]:
@@ -214,7 +227,7 @@ _TABLE = (
         Param("metrics", "['ndcg']",
               ("ndcg", "dcg", "idcg", "cg", "precision_at_k", "recall_at_k"), many=True),
         QUERY_COL, ITEM_COL, default("rel_col", "'rel'"), default("rnk_col", "'rnk'"), TIES,
-        GAIN, LOG_BASE, EMPTY_IDEAL, FULL_IDEAL, THRESHOLD)),
+        GAIN, LOG_BASE, EMPTY_IDEAL, FULL_IDEAL, THRESHOLD), measures="measures_report"),
     # measure strings (ir_measures, trec_eval, ranx) read and scored in SQL; grammar NULL (any
     # grammar) is a value, so it is not an enumerated option here: parse_measures names its choices
     Macro("parse_measures", "table", (*required("text"), default("grammar", "NULL"))),
@@ -228,10 +241,10 @@ _TABLE = (
                                     *EVENT_OPTIONS[:2], default("sample", "10000"))),
     Macro("ndcg_report", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
                                     *REPORT_OPTIONS, *REPORT_METRIC_OPTIONS, *VALUE_OPTIONS,
-                                    *TIME_OPTIONS)),
+                                    *TIME_OPTIONS), measures="event_measures"),
     Macro("ndcg_summary", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
                                      *REPORT_OPTIONS, CONF, *REPORT_METRIC_OPTIONS,
-                                     *VALUE_OPTIONS, *TIME_OPTIONS)),
+                                     *VALUE_OPTIONS, *TIME_OPTIONS), measures="event_measures_summary"),
     # the judge and the measures of event logs: judged_run gives what every measure scores
     Macro("judged_run", "report", (*required("rankings", "events"), SLICE_BY, *JUDGE_OPTIONS,
                                    DUPLICATES, *EVENT_OPTIONS, *VALUE_OPTIONS, *TIME_OPTIONS)),
@@ -244,7 +257,7 @@ _TABLE = (
     Macro("compare_summary", "report", (*required("rankings_a", "rankings_b", "events"),
                                         K_REPORT, SLICE_BY, TEST, CONF, CORRECTION, ALPHA,
                                         *PAIRING, default("eps", "0.0"), *RESAMPLING,
-                                        *REPORT_OPTIONS)),
+                                        *REPORT_OPTIONS), measures="compare_measures"),
     Macro("compare_measures", "report", (*required("rankings_a", "rankings_b", "events",
                                                    "measures"),
                                          default("grammar", "NULL"), SLICE_BY, TEST, CONF,

@@ -189,19 +189,37 @@ def _names() -> frozenset[str]:
     return frozenset(m.name for m in macros())
 
 
+# After a signature: its body, in parentheses when another signature follows (an overload)
+_BODY = re.compile(r"\s*AS\s+(?:TABLE\s+)?\(", re.IGNORECASE)
+_OVERLOAD = re.compile(r"\s*,(?:\s|--[^\n]*\n)*\(")
+
+
+def signatures(sql: str) -> list[tuple[int, int]]:
+    """The ``(`` and ``)`` of each parameter list of a ``CREATE OR REPLACE MACRO`` statement: one,
+    or one per overload (``name(a, b := 1) AS TABLE (...), (a, measures, b := 1) AS TABLE (...)``:
+    DuckDB picks the overload whose parameters the call names; each body in parentheses)."""
+    opening = sql.index("(", sql.index(_HEAD) + len(_HEAD))
+    found = [(opening, _closing(sql, opening))]
+    while (body := _BODY.match(sql, found[-1][1] + 1)) is not None:
+        after = _OVERLOAD.match(sql, _closing(sql, body.end() - 1) + 1)
+        if after is None:
+            break
+        found.append((after.end() - 1, _closing(sql, after.end() - 1)))
+    return found
+
+
 @cache  # register() runs per connection; the rewrite of a macro's text is the same every time
 def _guarded(m: Macro) -> str:
-    """``m``'s statement as we create it: the guard added to its parameters and to its calls."""
-    at = m.sql.index(_HEAD)
-    opening = m.sql.index("(", at + len(_HEAD))
-    close = _closing(m.sql, opening)
+    """``m``'s statement as we create it: the guard added to its parameters (every overload's)
+    and to its calls."""
     names = _names()
-    return (
-        m.sql[: opening + 1]
-        + _with_guard(m.sql[opening + 1 : close])
-        + ")"
-        + _guard_calls(m.sql[close + 1 :], names)
-    )
+    out, done = [], 0
+    for opening, close in signatures(m.sql):
+        text = m.sql[done : opening + 1]
+        out.append(text if done == 0 else _guard_calls(text, names))
+        out.append(_with_guard(m.sql[opening + 1 : close]) + ")")
+        done = close + 1
+    return "".join(out) + _guard_calls(m.sql[done:], names)
 
 
 def macro(name: str) -> Macro:

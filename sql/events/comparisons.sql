@@ -238,6 +238,14 @@ ORDER BY ALL;
 -- that query and item; ndcg_report's judged_at_k). An offline replay's items never shown to anyone
 -- are unjudged and score 0 as if seen and ignored, so a low share means the verdict rests on
 -- guesses (evaluate() and the CLI warn below 0.9).
+--   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
+--             (parse_measures reads them) instead: an overload, compare_summary(rankings_a,
+--             rankings_b, events, measures, grammar := NULL, ...every other compare_summary
+--             parameter), that gives compare_measures' rows (<slice_by columns>, measure,
+--             queries, mean_a, ...). Each measure names its own cutoff, relevance level and
+--             gains, so k, query_set, missing, log_base, empty_ideal and duplicates keep their
+--             defaults there (another value is an error naming the option). A call without
+--             measures never binds the overload.
 -- Example: SELECT * FROM compare_summary('ranker_a', 'ranker_b', 'events', k := [5, 10],
 --                                        slice_by := ['device']);
 CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
@@ -251,7 +259,7 @@ CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
                                         empty_ideal := 0.0, duplicates := 'error',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
-                                        unknown := 'error') AS TABLE
+                                        unknown := 'error') AS TABLE (
 WITH _ndcg_compared AS (
     -- the per-query pairs of NDCG@k, as _ndcg_paired_summary reads them
     SELECT unnest(_key), _k AS k,
@@ -272,7 +280,32 @@ WITH _ndcg_compared AS (
 SELECT *
 FROM _ndcg_paired_summary('_ndcg_compared', query_col := query_col, test := test, conf := conf,
                           correction := correction, alpha := alpha, eps := eps,
-                          resamples := resamples, seed := seed);
+                          resamples := resamples, seed := seed)
+),
+-- the measures overload (measures := 'nDCG@10 P@5'): compare_measures' rows
+(rankings_a, rankings_b, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
+ test := 't', conf := 0.95, correction := 'holm', alpha := 0.05, query_set := 'both',
+ missing := 'zero', eps := 0.0, resamples := 10000, seed := 42, query_col := 'query_id',
+ item_col := 'item_id', position_col := 'position', score_col := NULL, ties := 'average',
+ gain := 'linear', log_base := 2, empty_ideal := 0.0, duplicates := 'error',
+ event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
+ unknown := 'error') AS TABLE (
+SELECT * FROM compare_measures(
+    rankings_a, rankings_b, events,
+    -- an option the measures do not read, given: an error naming it
+    _ndcg_measures_only(measures, [
+        _ndcg_unless_default('k', k, ['10', '[10]']),
+        _ndcg_unless_default('query_set', query_set, ['both']),
+        _ndcg_unless_default('missing', missing, ['zero']),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0']),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0']),
+        _ndcg_unless_default('duplicates', duplicates, ['error'])]),
+    grammar := grammar, slice_by := slice_by, test := test, conf := conf,
+    correction := correction, alpha := alpha, eps := eps, resamples := resamples, seed := seed,
+    query_col := query_col, item_col := item_col, position_col := position_col,
+    score_col := score_col, ties := ties, gain := gain, event_col := event_col,
+    mapping := mapping, collapse := collapse, time_col := time_col, unknown := unknown)
+);
 
 -- compare_measures(rankings_a, rankings_b, events, measures, grammar := NULL, slice_by := [],
 --                  test := 't', conf := 0.95, correction := 'holm', alpha := 0.05, eps := 0.0,

@@ -102,6 +102,14 @@
 -- data, and so does every call on DuckDB 1.4, which binds CTEs it does not read
 -- (benchmarks/results/design_timings.md, benchmarks/report_planning.py).
 -- ndcg_summary and compare_rankers use the same plan.
+--   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
+--             (parse_measures reads them) instead: an overload, ndcg_report(rankings, events,
+--             measures, grammar := NULL, ...every other ndcg_report parameter), that gives
+--             event_measures' rows (<query_col>, <slice_by columns>, [bucket], measure, value).
+--             Each measure names its own cutoff, relevance level and gains, so k, log_base,
+--             empty_ideal, duplicates, metrics, threshold and max_grade keep their defaults
+--             there (another value is an error naming the option). A call without measures never
+--             binds the overload.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
 --          SELECT * FROM ndcg_report('impressions', 'events', metrics := ['ndcg', 'recall_at_k']);
 CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
@@ -114,7 +122,7 @@ CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::V
                                     threshold := 1, max_grade := 'mapping',
                                     value_col := 'value', value_grades := NULL,
                                     bucket := NULL, start := NULL, stop := NULL,
-                                    rankings_time_col := 'shown_at') AS TABLE
+                                    rankings_time_col := 'shown_at') AS TABLE (
 -- relevant, then the family columns named (COLUMNS keeps the engine's column order)
 SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
        COLUMNS(lambda c: c = 'relevant'
@@ -129,7 +137,33 @@ FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
                               metrics := metrics, threshold := threshold, max_grade := max_grade,
                               judged := false, value_col := value_col, value_grades := value_grades,
                               bucket := bucket, start := start, stop := stop,
-                              rankings_time_col := rankings_time_col);
+                              rankings_time_col := rankings_time_col)
+),
+-- the measures overload (measures := 'nDCG@10 P@5'): event_measures' rows
+(rankings, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
+ query_col := 'query_id', item_col := 'item_id', position_col := 'position', score_col := NULL,
+ ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0, duplicates := 'error',
+ event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
+ unknown := 'error', metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
+ value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+ rankings_time_col := 'shown_at') AS TABLE (
+SELECT * FROM event_measures(
+    rankings, events,
+    -- an option the measures do not read, given: an error naming it
+    _ndcg_measures_only(measures, [
+        _ndcg_unless_default('k', k, ['10', '[10]']),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0']),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0']),
+        _ndcg_unless_default('duplicates', duplicates, ['error']),
+        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg']),
+        _ndcg_unless_default('threshold', threshold, ['1', '1.0']),
+        _ndcg_unless_default('max_grade', max_grade, ['mapping'])]),
+    grammar := grammar, slice_by := slice_by, query_col := query_col, item_col := item_col,
+    position_col := position_col, score_col := score_col, ties := ties, gain := gain,
+    event_col := event_col, mapping := mapping, collapse := collapse, time_col := time_col,
+    unknown := unknown, value_col := value_col, value_grades := value_grades, bucket := bucket,
+    start := start, stop := stop, rankings_time_col := rankings_time_col)
+);
 
 -- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
 --              threshold := 1, max_grade := 'mapping', value_col := 'value',
@@ -155,6 +189,14 @@ FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
 -- mean_<name>, the mean over the same queries of ndcg_report's column (mean_precision_at_k,
 -- mean_err, ...: the names of the BI measures), after mean_judged_at_k in ndcg_report's order
 -- (naming judged_at_k adds no column: its mean is always there).
+--   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
+--             (parse_measures reads them) instead: an overload, ndcg_summary(rankings, events,
+--             measures, grammar := NULL, ...every other ndcg_summary parameter), that gives
+--             event_measures_summary' rows (<slice_by columns>, [bucket], measure, value,
+--             queries). Each measure names its own cutoff, relevance level and gains, so k,
+--             log_base, empty_ideal, duplicates, conf, metrics, threshold and max_grade keep
+--             their defaults there (another value is an error naming the option). A call without
+--             measures never binds the overload.
 -- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
 CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
                                      query_col := 'query_id', item_col := 'item_id',
@@ -166,7 +208,7 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
                                      metrics := ['ndcg'], threshold := 1,
                                      max_grade := 'mapping', value_col := 'value',
                                      value_grades := NULL, bucket := NULL, start := NULL,
-                                     stop := NULL, rankings_time_col := 'shown_at') AS TABLE
+                                     stop := NULL, rankings_time_col := 'shown_at') AS TABLE (
 -- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
 SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(),
                                                           lambda m: 'mean_' || m), c)
@@ -210,4 +252,31 @@ FROM (
 )
 GROUP BY ALL
 )
-ORDER BY ALL;
+ORDER BY ALL
+),
+-- the measures overload (measures := 'nDCG@10 P@5'): event_measures_summary's rows
+(rankings, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
+ query_col := 'query_id', item_col := 'item_id', position_col := 'position', score_col := NULL,
+ ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0, duplicates := 'error',
+ event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
+ unknown := 'error', conf := 0.95, metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
+ value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+ rankings_time_col := 'shown_at') AS TABLE (
+SELECT * FROM event_measures_summary(
+    rankings, events,
+    -- an option the measures do not read, given: an error naming it
+    _ndcg_measures_only(measures, [
+        _ndcg_unless_default('k', k, ['10', '[10]']),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0']),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0']),
+        _ndcg_unless_default('duplicates', duplicates, ['error']),
+        _ndcg_unless_default('conf', conf, ['0.95']),
+        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg']),
+        _ndcg_unless_default('threshold', threshold, ['1', '1.0']),
+        _ndcg_unless_default('max_grade', max_grade, ['mapping'])]),
+    grammar := grammar, slice_by := slice_by, query_col := query_col, item_col := item_col,
+    position_col := position_col, score_col := score_col, ties := ties, gain := gain,
+    event_col := event_col, mapping := mapping, collapse := collapse, time_col := time_col,
+    unknown := unknown, value_col := value_col, value_grades := value_grades, bucket := bucket,
+    start := start, stop := stop, rankings_time_col := rankings_time_col)
+);

@@ -144,6 +144,26 @@ FROM (
 ) AS v JOIN _ndcg_wanted AS w USING (position)
 ORDER BY query_id, position;
 
+-- _ndcg_measures_only(measures, unread) -> VARCHAR (internal): measures itself, or an error naming
+-- the first name in unread that is not NULL: a report option given otherwise than its default
+-- where the report scores measure strings (the measures := overload of run_report, ndcg_report,
+-- ndcg_summary and compare_summary), which read each measure's own cutoff, level and gains.
+-- Example: _ndcg_measures_only('nDCG@10', [CASE WHEN k::VARCHAR NOT IN ('10') THEN 'k' END])
+CREATE OR REPLACE MACRO _ndcg_measures_only(measures, unread) AS
+CASE
+    WHEN len(list_filter(unread, lambda n: n IS NOT NULL)) = 0 THEN measures
+    ELSE error('duckdb_ndcg: ' || list_filter(unread, lambda n: n IS NOT NULL)[1]
+               || ' is not read with measures: each measure names its own cutoff, relevance '
+               || 'level and gains (nDCG@5, P(rel=2)@5, nDCG(dcg=''exp-log2'')@10)')
+END;
+
+-- _ndcg_unless_default(name, value, defaults) -> VARCHAR (internal): name when value, as text, is
+-- none of defaults (the ways to write the option's default: '10', '[10]'), NULL when it is one;
+-- a NULL value is not a default. The names _ndcg_measures_only reads.
+-- Example: _ndcg_unless_default('k', 5, ['10', '[10]']) is 'k'
+CREATE OR REPLACE MACRO _ndcg_unless_default(name, value, defaults) AS
+CASE WHEN coalesce(list_contains(defaults, value::VARCHAR), false) THEN NULL ELSE name END;
+
 -- _ndcg_measure_mean(summary, value, query) -> DOUBLE (internal, an aggregate): one measure's
 -- per-query values combined as its parse_measures summary says: 'sum' (the counts), 'gmean'
 -- (exp(mean(ln(max(value, 1e-5)))), trec_eval's gm_map and gm_bpref), else the mean, each summed

@@ -14,13 +14,20 @@
 --              when it straddles k (exact, as the aggregates); 'key': equal rnk broken by
 --              item_col descending (trec_eval).
 --   gain, log_base, empty_ideal, full_ideal, threshold: as for ndcg, precision_at_k, recall_at_k.
+--   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
+--             (parse_measures reads them) instead: an overload, run_report(tbl, measures,
+--             grammar := NULL, ...every other run_report parameter), that gives measures_report'
+--             rows (query_id, measure, value). Each measure names its own cutoff, relevance
+--             level and gains, so k, metrics, ties, gain, log_base, empty_ideal, full_ideal and
+--             threshold keep their defaults there (another value is an error naming the option).
+--             A call without measures never binds the overload.
 -- Example: SELECT metric, k, avg(value) FROM run_report('judged_run', k := [5, 10],
 --              metrics := ['ndcg', 'precision_at_k']) GROUP BY ALL ORDER BY ALL;
 CREATE OR REPLACE MACRO run_report(tbl, k := [5, 10], metrics := ['ndcg'],
                                    query_col := 'query_id', item_col := 'item_id',
                                    rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
                                    gain := 'linear', log_base := 2, empty_ideal := 0.0,
-                                   full_ideal := false, threshold := 1) AS TABLE
+                                   full_ideal := false, threshold := 1) AS TABLE (
 WITH _ndcg_judged AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
@@ -126,4 +133,24 @@ LEFT JOIN _ndcg_ideal_terms
     ON _ndcg_ideal_terms._q = _ndcg_queries._q
    AND _ndcg_ideal_terms._k IS NOT DISTINCT FROM _ndcg_cuts._k
 CROSS JOIN _ndcg_checks
-WHERE _failed IS NULL;
+WHERE _failed IS NULL
+),
+-- the measures overload (measures := 'nDCG@10 P@5'): measures_report's rows
+(tbl, measures, grammar := NULL, k := [5, 10], metrics := ['ndcg'], query_col := 'query_id',
+ item_col := 'item_id', rel_col := 'rel', rnk_col := 'rnk', ties := 'average', gain := 'linear',
+ log_base := 2, empty_ideal := 0.0, full_ideal := false, threshold := 1) AS TABLE (
+SELECT * FROM measures_report(
+    tbl,
+    -- an option the measures do not read, given: an error naming it
+    _ndcg_measures_only(measures, [
+        _ndcg_unless_default('k', k, ['[5, 10]']),
+        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg']),
+        _ndcg_unless_default('ties', ties, ['average']),
+        _ndcg_unless_default('gain', gain, ['linear']),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0']),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0']),
+        _ndcg_unless_default('full_ideal', full_ideal, ['false']),
+        _ndcg_unless_default('threshold', threshold, ['1', '1.0'])]),
+    grammar := grammar, query_col := query_col, item_col := item_col, rel_col := rel_col,
+    rnk_col := rnk_col)
+);

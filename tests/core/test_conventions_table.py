@@ -161,6 +161,23 @@ def test_sql_signature(name: str) -> None:
     assert sql == table
 
 
+def test_measures_overloads() -> None:
+    """Which macros have a second signature (the measures overload) is the table's to say."""
+    overloaded = {m.name for m in loader.macros() if len(loader.signatures(m.sql)) > 1}
+    assert overloaded == {m.name for m in MACROS.values() if m.measures}
+
+
+@pytest.mark.parametrize("name", sorted(m.name for m in MACROS.values() if m.measures))
+def test_sql_measures_overload(name: str) -> None:
+    """The overload's parameters are the macro's with measures and grammar after the required
+    ones; its body calls the macro the table names for it."""
+    sql = sql_texts()[name]
+    opening, close = loader.signatures(sql)[1]
+    listed = [(n, norm(d)) for n, d in parse_params(sql[opening + 1 : close])]
+    assert listed == [(p.name, norm(p.default)) for p in MACROS[name].overload]
+    assert f"SELECT * FROM {MACROS[name].measures}(" in sql[close:]
+
+
 # --- 2. the header comments ----------------------------------------------------------------------
 
 # How a report macro's header stands for REPORT_OPTIONS it does not list one by one.
@@ -594,6 +611,6 @@ def test_readme_signature(name: str, arguments: str) -> None:
     for param, written in parse_params(arguments):
         if param.startswith(("...", "<")):
             continue
-        assert param in {p.name for p in macro.params}, f"README {name}: no parameter {param}"
+        assert param in {p.name for p in macro.overload}, f"README {name}: no parameter {param}"
         if written is not None and not written.startswith("<"):
             assert norm(written) == norm(macro.param(param).default), f"README {name}: {param}"

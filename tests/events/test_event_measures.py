@@ -192,7 +192,7 @@ def test_readme_recipe(readme_sql) -> None:
     (purchase 3) is graded, not shown. nDCG@3 = (1 / log2 3) / (3 + 1 / log2 3); Judged@3 2 / 3;
     Bpref: b has no judged non-relevant item above it, d is not returned: 1 / 2. q2: x unjudged,
     y (cart 2) at 2: nDCG@3 = (2 / log2 3) / 2, Judged 1 / 2, Bpref 1. AP: q1 (1 / 2) / 2, q2
-    1 / 2, so GM_AP = sqrt(1 / 8); NumRet 3 + 2."""
+    1 / 2, so GM_AP = sqrt(1 / 8); NumRet 3 + 2. ndcg_summary with measures gives the same."""
     con = duckdb_ndcg.register(duckdb.connect())
     shown = []
     for code, comments in readme_sql("### Measures on an event log"):
@@ -210,3 +210,4 @@ def test_readme_recipe(readme_sql) -> None:
     assert shown[2] == [("nDCG@3", pytest.approx((ndcg_q1 + ndcg_q2) / 2, abs=1e-15), 2),
                         ("GM_AP", pytest.approx(math.sqrt(1 / 8), abs=1e-15), 2),
                         ("NumRet", 5.0, 2)]
+    assert shown[3] == shown[2]  # ndcg_summary(..., measures := ...): the same rows
