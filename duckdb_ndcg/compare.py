@@ -18,9 +18,9 @@ from duckdb_ndcg.inputs import (
     choice,
     is_number,
     judged_percent,
+    macro_arguments,
     open_source,
     read_mapping,
-    report_arguments,
     require_columns,
     require_slices,
 )
@@ -98,7 +98,7 @@ def compare(
     ``verdict(row)`` words a row.
 
     ``measures`` (default None) compares measure strings instead of NDCG@k
-    (``compare_measures``: one row per (slice, measure), ``measure`` in place of ``k``, over
+    (``compare_summary(..., measures := ...)``, ``compare_measures``' rows: one per (slice, measure), ``measure`` in place of ``k``, over
     the queries both rankers showed; no ``queries_filled``, ``judged_a``, ``judged_b``):
     ``compare(a, b, events, measures="nDCG@10 MAP RR")``. Each measure names its cutoff, level and
     gains, so ``k``, ``log_base``, ``empty_ideal``, a gain other than 'linear' or 'value',
@@ -154,43 +154,13 @@ def compare(
         },
     )
     require_slices(dict(zip(("rankings_a", "rankings_b"), ranked)), logged, slice_by)
-    options = {
-        "k": cuts,
-        "slice_by": list(slice_by),
-        "test": test,
-        "conf": float(conf),
-        "correction": correction,
-        "alpha": float(alpha),
-        "query_set": query_set,
-        "missing": missing,
-        "eps": float(eps),
-        "resamples": resamples,
-        "seed": seed,
-        "query_col": query_col,
-        "item_col": item_col,
-        "position_col": position_col,
-        "score_col": score_col,
-        "ties": ties,
-        "gain": gain,
-        "log_base": log_base,
-        "empty_ideal": empty_ideal,
-        "duplicates": duplicates,
-        "event_col": event_col,
-        "mapping": read_mapping(con, mapping),
-        "collapse": collapse,
-        "time_col": time_col,
-        "unknown": unknown,
-    }
-    if measures is not None:
-        dropped = ("k", "query_set", "missing", "log_base", "empty_ideal", "duplicates")
-        arguments, params = report_arguments(
-            {n: v for n, v in options.items() if n not in dropped})
-        sql = f"SELECT * FROM compare_measures(?, ?, ?, ?, {arguments})"
-        return con.sql(sql, params=[ranked[0].name, ranked[1].name, logged.name, measures,
-                                    *params])
+    # every option of the macro by name, as the conventions table lists them, with this call's
+    # checked values (measures given: compare_summary's measures overload)
+    values = {**locals(), "k": cuts, "slice_by": list(slice_by), "conf": float(conf),
+              "alpha": float(alpha), "eps": float(eps), "mapping": read_mapping(con, mapping)}
     if unpaired:
-        return _unpaired(con, ranked[0].name, ranked[1].name, logged.name, options)
-    arguments, params = report_arguments(options)
+        return _unpaired(con, ranked[0].name, ranked[1].name, logged.name, values)
+    arguments, params = macro_arguments("compare_summary", values)
     sql = f"SELECT * FROM compare_summary(?, ?, ?, {arguments})"
     return con.sql(sql, params=[ranked[0].name, ranked[1].name, logged.name, *params])
 
@@ -205,9 +175,7 @@ def _unpaired(
         "UNION ALL BY NAME SELECT *, 'B' AS \"_ndcg_arm\" FROM query_table(?)",
         params=[a, b],
     ).create_view(view)
-    paired_only = ("test", "query_set", "missing", "eps", "resamples", "seed")
-    kept = {name: value for name, value in options.items() if name not in paired_only}
-    arguments, params = report_arguments({"baseline": "A", **kept})
+    arguments, params = macro_arguments("ab_summary", {**options, "baseline": "A"})
     sql = f"SELECT * FROM ab_summary(?, ?, '_ndcg_arm', {arguments})"
     return con.sql(sql, params=[view, events, *params])
 

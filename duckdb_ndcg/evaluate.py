@@ -18,9 +18,9 @@ from duckdb_ndcg.inputs import (
     checked_report_options,
     checked_value_grades,
     choice,
+    macro_arguments,
     open_source,
     read_mapping,
-    report_arguments,
     require_columns,
     require_slices,
 )
@@ -128,9 +128,9 @@ def evaluate(
 
     ``measures`` (default None) scores measures as IR tools name them instead of NDCG@k and the
     family: ``'nDCG@10 P(rel=2)@5 RR Judged@10'``, ``'ndcg_cut.5,10'``, ``'map@100'``
-    (``parse_measures`` reads them). The report is then ``event_measures``' long format
-    (query, slices, measure, value) and the summary ``event_measures_summary``'s (slices,
-    measure, value, queries); each measure names its own cutoff, relevance level and gains, so
+    (``parse_measures`` reads them): ``ndcg_report(..., measures := ...)``, whose rows are
+    ``event_measures``' long format (query, slices, measure, value), and the summary
+    ``event_measures_summary``'s (slices, measure, value, queries); each measure names its own cutoff, relevance level and gains, so
     ``k``, ``metrics``, ``threshold``, ``max_grade``, ``log_base``, ``empty_ideal``, a gain
     other than 'linear' or 'value', ``duplicates='allow'`` and ``preset`` given with it are an
     error. Example: ``evaluate("shown.parquet", "events.parquet", measures="nDCG@10 MAP")``.
@@ -195,47 +195,14 @@ def evaluate(
     _warn_unmatched(
         con, ranked, logged, query_col, item_col, event_col, mapping_sql, mapping_params
     )
-    options = {
-        "k": cuts,
-        "slice_by": list(slice_by),
-        "query_col": query_col,
-        "item_col": item_col,
-        "position_col": position_col,
-        "score_col": score_col,
-        "ties": ties,
-        "gain": gain,
-        "log_base": log_base,
-        "empty_ideal": empty_ideal,
-        "duplicates": duplicates,
-        "event_col": event_col,
-        "mapping": grades,
-        "collapse": collapse,
-        "time_col": time_col,
-        "unknown": unknown,
-        "value_col": value_col,
-        "value_grades": value_grades,
-        "bucket": bucket,
-        "start": start,
-        "stop": stop,
-        "rankings_time_col": rankings_time_col,
-    }
-    if measures is not None:
-        macro = "event_measures" if shape == "report" else "event_measures_summary"
-        arguments, params = report_arguments(
-            {n: v for n, v in options.items()
-             if n not in ("k", "log_base", "empty_ideal", "duplicates")})
-        sql = f"SELECT * FROM {macro}(?, ?, ?, {arguments})"
-        params = [ranked.name, logged.name, measures, *params]
-    else:
-        macro = "ndcg_report" if shape == "report" else "ndcg_summary"
-        arguments, params = report_arguments(options)
-        # the names are checked against a fixed list, so they are written into the SQL: a
-        # literal list lets DuckDB drop the family's branch when only ndcg is asked for
-        listed = ", ".join(f"'{name}'" for name in names)
-        arguments += f", metrics := [{listed}], threshold := ?, max_grade := ?"
-        params += [threshold, max_grade]
-        sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
-        params = [ranked.name, logged.name, *params]
+    macro = "ndcg_report" if shape == "report" else "ndcg_summary"
+    # every option of the macro by name, as the conventions table lists them, with this call's
+    # checked values (measures given: the macro's measures overload)
+    arguments, params = macro_arguments(
+        macro, {**locals(), "k": cuts, "slice_by": list(slice_by), "mapping": grades,
+                "metrics": names})
+    sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
+    params = [ranked.name, logged.name, *params]
     if preset is not None and fixed["rounding"] is not None:  # as the tool prints them
         sql = (f"SELECT * REPLACE (round(ndcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} "
                f"AS ndcg, round(dcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} AS dcg) "

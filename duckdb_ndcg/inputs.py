@@ -19,7 +19,16 @@ from pathlib import Path
 
 import duckdb
 
-from duckdb_ndcg.conventions import COLLAPSE, DUPLICATES, GAIN, REPORT_METRICS, TIES, UNKNOWN, Param
+from duckdb_ndcg.conventions import (
+    COLLAPSE,
+    DUPLICATES,
+    GAIN,
+    MACROS,
+    REPORT_METRICS,
+    TIES,
+    UNKNOWN,
+    Param,
+)
 from duckdb_ndcg.measures import parse_measures
 
 _TIES = TIES.choices
@@ -271,6 +280,19 @@ def checked_value_grades(
     )
 
 
+def macro_arguments(macro: str, values: Mapping[str, object]) -> tuple[str, list[object]]:
+    """``macro``'s named options as ``report_arguments`` writes them, in the conventions table's
+    order, each with its value in ``values`` (the caller's checked arguments, by name); an option
+    ``values`` lacks is left to the macro's default. ``measures`` given (not None) takes the
+    macro's measures overload (``ndcg_report(..., measures := ?)``). Example:
+    ``macro_arguments("ab_summary", {"k": [10], "baseline": "A", "test": "t"})`` gives
+    ``("k := ?::BIGINT[], baseline := ?", [[10], "A"])`` (ab_summary takes no test)."""
+    params = MACROS[macro].overload if values.get("measures") is not None else MACROS[macro].params
+    return report_arguments({p.name: values[p.name] for p in params
+                             if p.default is None and p.name == "measures"
+                             or p.default is not None and p.name in values})
+
+
 def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
     """Named macro arguments as ``name := ?`` placeholders, and their values in order.
 
@@ -296,6 +318,14 @@ def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
             continue
         if name == "value_grades" and value is None:
             parts.append("value_grades := NULL")
+            continue
+        if name == "metrics":
+            # written into the SQL, each name one of a fixed list: a literal list lets DuckDB
+            # drop the family's branch when only ndcg is asked for
+            names = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+            if not names or any(name not in REPORT_METRICS.choices for name in names):
+                raise ValueError(REPORT_METRICS.error(repr(value)))
+            parts.append(f"metrics := [{', '.join(repr(n) for n in names)}]")
             continue
         cast = _CASTS.get(name)
         parts.append(f"{name} := ?" + (f"::{cast}" if cast else ""))

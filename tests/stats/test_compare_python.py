@@ -16,7 +16,7 @@ from scipy import stats
 import duckdb_ndcg
 from duckdb_ndcg import demo
 from duckdb_ndcg.cli import main
-from duckdb_ndcg.inputs import report_arguments
+from duckdb_ndcg.inputs import macro_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 # the module: the package's name compare is the function
@@ -61,11 +61,13 @@ def test_eps_and_log_base_reach_the_macro(
     a, b, ev = (str(files / f) for f in ("a.parquet", "b.parquet", "events.parquet"))
     passed: list[dict] = []
 
-    def spy(options: dict) -> tuple[str, list]:
-        passed.append(dict(options))
-        return report_arguments(options)
+    def spy(macro: str, values: dict) -> tuple[str, list]:
+        arguments, params = macro_arguments(macro, values)
+        assert "eps := ?" in arguments and "log_base := ?" in arguments
+        passed.append(values)
+        return arguments, params
 
-    monkeypatch.setattr(compare_module, "report_arguments", spy)
+    monkeypatch.setattr(compare_module, "macro_arguments", spy)
     columns = "queries, wins, ties, losses"
     default = duckdb_ndcg.compare(a, b, ev, con=con).select(columns).fetchall()
     wide = duckdb_ndcg.compare(a, b, ev, eps=1.0, log_base=10, con=con).select(columns)
