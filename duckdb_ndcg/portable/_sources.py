@@ -371,19 +371,28 @@ def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[
         "AND _s IS NOT NULL GROUP BY _u, _s, _us"
     )
     lists = (
-        "SELECT ROW_NUMBER() OVER (ORDER BY _u, _s, _us) AS _l, _u, _s, _us, items, "
+        "SELECT " + t.number("ROW_NUMBER() OVER (ORDER BY _u, _s, _us)")
+        + " AS _l, _u, _s, _us, items, "
         f"{_signature(t)} AS _sig FROM _src_rows AS _r "
         "WHERE _name = 'view_item_list' AND _u IS NOT NULL AND _s IS NOT NULL"
     )
-    # each list view belongs to the latest search of its session at or before it (a join and
-    # ROW_NUMBER, no ASOF JOIN); one whose items and indexes equal an earlier one's of the
-    # search counts once, at the earlier time
+    # each list view belongs to the latest search of its session at or before it: the time of
+    # that search is a running MAX over the session's searches and list views in time order
+    # (no ASOF JOIN, and no join of each list view with every earlier search of its session,
+    # whose cost grows with their product); one whose items and indexes equal an earlier one's
+    # of the search counts once, at the earlier time
+    session_timeline = (
+        f"SELECT _u, _s, _us, 0 AS _kind, {t.number('NULL')} AS _l, {t.text('NULL')} AS _sig, "
+        "_us AS _st FROM _src_searches UNION ALL SELECT _u, _s, _us, 1 AS _kind, _l, _sig, "
+        f"{t.number('NULL')} AS _st FROM _src_lists"
+    )
     list_search = (
-        "SELECT _l, _sq FROM (SELECT _l, _sq, ROW_NUMBER() OVER (PARTITION BY _sq, _sig "
-        "ORDER BY _us, _l) AS _once FROM (SELECT l._l, l._us, l._sig, s._sq, ROW_NUMBER() OVER "
-        "(PARTITION BY l._l ORDER BY s._us DESC) AS _k FROM _src_lists AS l JOIN _src_searches "
-        "AS s ON s._u = l._u AND s._s = l._s WHERE s._us <= l._us) AS _j WHERE _k = 1) AS _o "
-        "WHERE _once = 1"
+        "SELECT _l, _sq FROM (SELECT f._l, s._sq, ROW_NUMBER() OVER (PARTITION BY s._sq, f._sig "
+        "ORDER BY f._us, f._l) AS _once FROM (SELECT * FROM (SELECT _l, _u, _s, _us, _sig, "
+        "MAX(_st) OVER (PARTITION BY _u, _s ORDER BY _us, _kind ROWS BETWEEN UNBOUNDED "
+        f"PRECEDING AND CURRENT ROW) AS _at FROM ({session_timeline}) AS _t) AS _w "
+        "WHERE _l IS NOT NULL AND _at IS NOT NULL) AS f JOIN _src_searches AS s "
+        "ON s._u = f._u AND s._s = f._s AND s._us = f._at) AS _o WHERE _once = 1"
     )
     raw_items = _indexed(t.dialect, "_src_lists", "items", "_r._l AS _l, _r._us AS _us")
     items = (
@@ -457,14 +466,42 @@ def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[
         f"{t.case_map('_name', types)} AS _type, {window} AS _win FROM ({acts_raw}) AS _a "
         "WHERE _name NOT IN ('view_search_results', 'view_item_list')"
     )
-    order = "DESC" if attribution == "last" else "ASC"
+    # Attribution in time order, as _ndcg_attributed does it in DuckDB: the showings of each
+    # (user, item) and its interactions ('last'), or a probe at the start of each interaction's
+    # window ('first'), in one window over time; a running MAX (MIN) gives the time of the last
+    # showing at or before the interaction (the first one at or after the window's start). The
+    # cost grows with the rows, not with showings x interactions of a (user, item), as a join on
+    # (user, item) would. Then the showings at that exact time, the search and position breaking
+    # ties as before (descending for 'last', ascending for 'first').
+    nothing = t.number("NULL")
+    if attribution == "last":
+        mark, frame, pick, order = "a._us", "UNBOUNDED PRECEDING AND CURRENT ROW", "MAX", "DESC"
+        showing_first, keep = 0, "_f._at >= a._us - a._win"
+    else:
+        mark, frame, pick, order = ("a._us - a._win", "CURRENT ROW AND UNBOUNDED FOLLOWING",
+                                    "MIN", "ASC")
+        showing_first, keep = 1, "_f._at <= a._us"
+    numbered = (
+        "SELECT *, " + t.number("ROW_NUMBER() OVER (ORDER BY _u, _us, _name, _i)")
+        + " AS _a FROM _src_acts WHERE _type IS NOT NULL AND _i IS NOT NULL AND _u IS NOT NULL"
+    )
+    timeline = (
+        f"SELECT _u, _si AS _i, _shown_us AS _t, {showing_first} AS _kind, {nothing} AS _a, "
+        "_shown_us AS _s FROM _src_listed "
+        f"UNION ALL SELECT a._u, a._i, {mark} AS _t, {1 - showing_first} AS _kind, a._a, "
+        f"{nothing} AS _s FROM _src_acts_n AS a"
+    )
+    found = (
+        f"SELECT _a, _at FROM (SELECT _a, {pick}(_s) OVER (PARTITION BY _u, _i ORDER BY _t, "
+        f"_kind ROWS BETWEEN {frame}) AS _at FROM ({timeline}) AS _l) AS _w "
+        "WHERE _a IS NOT NULL AND _at IS NOT NULL"
+    )
     matched = (
-        "SELECT _q, _i, _type FROM (SELECT a._a, s._sq AS _q, a._i, a._type, ROW_NUMBER() OVER "
-        f"(PARTITION BY a._a ORDER BY s._shown_us {order}, s._sq {order}, s._sp {order}) AS _k "
-        "FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY _u, _us, _name, _i) AS _a FROM _src_acts "
-        "WHERE _type IS NOT NULL AND _i IS NOT NULL AND _u IS NOT NULL) AS a "
-        "JOIN _src_listed AS s ON s._u = a._u AND s._si = a._i "
-        "WHERE s._shown_us <= a._us AND s._shown_us >= a._us - a._win) AS _m WHERE _k = 1"
+        "SELECT _q, _i, _type FROM (SELECT a._a, s._sq AS _q, a._i, a._type, ROW_NUMBER() "
+        f"OVER (PARTITION BY a._a ORDER BY s._sq {order}, s._sp {order}) AS _k "
+        "FROM _src_found AS _f JOIN _src_acts_n AS a ON a._a = _f._a "
+        "JOIN _src_listed AS s ON s._u = a._u AND s._si = a._i AND s._shown_us = _f._at "
+        f"WHERE {keep}) AS _m WHERE _k = 1"
     )
     return [
         ("_src_rows", rows),
@@ -478,6 +515,8 @@ def _ga4(t: _Text, tables: tuple[str, ...], options: Mapping[str, Any]) -> list[
         ("_src_listed", listed),
         ("_src_listed_all", "SELECT _sq, _si, _sp FROM _src_listed"),
         ("_src_acts", acts),
+        ("_src_acts_n", numbered),
+        ("_src_found", found),
         ("_src_shown_checked", _once(t, "search")),
         ("_src_shown",
          "SELECT _sq AS query_id, _si AS item_id, _sp AS position FROM _src_shown_checked"),

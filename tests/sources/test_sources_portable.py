@@ -290,9 +290,9 @@ def test_options_and_bad_input_equal_the_adapters(ubi_duckdb: duckdb.DuckDBPyCon
 def test_ga4_on_duckdb_and_clickhouse(con: duckdb.DuckDBPyConnection, tmp_path: Path,
                                       chdb_run: Callable[[str], list[Row]]) -> None:
     """The portable GA4 pipeline (searches and their pages: '(not set)', 0- and 1-based,
-    absolute and restarting pages, a list sent twice; attribution 'last' within 1 day by a join
-    and ROW_NUMBER) on DuckDB (the Parquet export) and ClickHouse: the hand-made NDCG of every
-    search, and ga4_rankings/ga4_events + ndcg_report's; then on ClickHouse 'first' with
+    absolute and restarting pages, a list sent twice; attribution 'last' within 1 day by
+    running windows and ROW_NUMBER) on DuckDB (the Parquet export) and ClickHouse: the hand-made
+    NDCG of every search, and ga4_rankings/ga4_events + ndcg_report's; then on ClickHouse 'first' with
     per-type windows."""
     path = tmp_path / "export.parquet"
     con.execute(f"CREATE TABLE raw ({test_ga4.SCHEMA})")
@@ -326,9 +326,9 @@ def test_ga4_on_duckdb_and_clickhouse(con: duckdb.DuckDBPyConnection, tmp_path: 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "portable_sources"
 # the golden statements (reviewed by hand: BigQuery's UNNEST(x) AS e WITH OFFSET AS o, 0-based,
 # the parameter read by a subquery over UNNEST(event_params), STRING_AGG(... ORDER BY), ERROR(),
-# REGEXP_CONTAINS; the attribution a join and ROW_NUMBER, no ASOF JOIN). sqlglot 30.30 transpiles
-# BigQuery's 0-based WITH OFFSET to DuckDB's 1-based WITH ORDINALITY unchanged (positions move by
-# one), so the statement is not run on DuckDB after transpiling: each engine's idiom is written
+# REGEXP_CONTAINS; the attribution running windows and ROW_NUMBER, no ASOF JOIN). sqlglot 30.30
+# transpiles BigQuery's 0-based WITH OFFSET to DuckDB's 1-based WITH ORDINALITY unchanged
+# (positions move by one), so the statement is not run on DuckDB after transpiling: each engine's idiom is written
 # for it and run above.
 BIGQUERY = {
     "ga4_bigquery.sql": {"rankings": "analytics.events_20231114", "source": "ga4"},
