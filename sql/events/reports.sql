@@ -192,7 +192,7 @@ SELECT * FROM event_measures(
 --   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
 --             (parse_measures reads them) instead: an overload, ndcg_summary(rankings, events,
 --             measures, grammar := NULL, ...every other ndcg_summary parameter), that gives
---             event_measures_summary' rows (<slice_by columns>, [bucket], measure, value,
+--             event_measures_summary's rows (<slice_by columns>, [bucket], measure, value,
 --             queries). Each measure names its own cutoff, relevance level and gains, so k,
 --             log_base, empty_ideal, duplicates, conf, metrics, threshold and max_grade keep
 --             their defaults there (another value is an error naming the option). A call without
