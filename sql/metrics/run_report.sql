@@ -16,8 +16,8 @@
 --   gain, log_base, empty_ideal, full_ideal, threshold: as for ndcg, precision_at_k, recall_at_k.
 --   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
 --             (parse_measures reads them) instead: an overload, run_report(tbl, measures,
---             grammar := NULL, ...every other run_report parameter), that gives measures_report'
---             rows (query_id, measure, value). Each measure names its own cutoff, relevance
+--             grammar := NULL, ...every other run_report parameter), that gives
+--             measures_report's rows (query_id, measure, value). Each measure names its own cutoff, relevance
 --             level and gains, so k, metrics, ties, gain, log_base, empty_ideal, full_ideal and
 --             threshold keep their defaults there (another value is an error naming the option).
 --             A call without measures never binds the overload.
