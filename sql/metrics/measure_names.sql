@@ -248,7 +248,11 @@ _ndcg_tokens AS MATERIALIZED (
     -- whitespace separates measures, except inside parentheses: RBP(p=0.9, rel=1)
     SELECT t.pos, t.token
     FROM (SELECT unnest(list_transform(
-              regexp_extract_all(coalesce(text, ''), '(?:[^\s(]|\([^)]*\)?)+'),
+              regexp_extract_all(coalesce(
+                  CASE WHEN typeof(text) IN ('VARCHAR', 'NULL') THEN text::VARCHAR
+                       ELSE error('duckdb_ndcg: measures must be text (''nDCG@10 P@5''), got '
+                                  || text::VARCHAR) END, ''),
+                  '(?:[^\s(]|\([^)]*\)?)+'),
               lambda t, i: {pos: i, token: t})) AS t)
 ),
 _ndcg_ir AS (

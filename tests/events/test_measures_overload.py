@@ -163,9 +163,15 @@ def test_a_call_without_measures_never_binds_the_overload(con) -> None:
             _rows(con, call.format(", measures := 'nDCG@3'"))
 
 
-def test_bad_measures_string_is_one_line(con) -> None:
-    with pytest.raises(duckdb.InvalidInputException, match="nDCG@ten") as error:
-        _rows(con, "ndcg_summary('shown', 'ev', measures := 'nDCG@ten')")
+@pytest.mark.parametrize(("measures", "words"), [
+    ("'nDCG@ten'", "nDCG@ten"),
+    ("NULL", "measures must name at least one measure, got NULL"),
+    ("42", "measures must be text ('nDCG@10 P@5'), got 42"),
+    ("['nDCG@10']", "measures must be text ('nDCG@10 P@5'), got [nDCG@10]"),
+])
+def test_bad_measures_are_one_line(con, measures: str, words: str) -> None:
+    with pytest.raises(duckdb.InvalidInputException, match=re.escape(words)) as error:
+        _rows(con, f"ndcg_summary('shown', 'ev', measures := {measures})")
     assert "\n" not in str(error.value).strip()
 
 
