@@ -53,9 +53,17 @@ class Macro:
     kind: str  # aggregate, measure, list, scalar, table, report, stats, stats_table
     params: tuple[Param, ...]
     measures: str | None = None
+    preset: bool = False  # a third signature, with ``preset`` after the required parameters
 
     def param(self, name: str) -> Param:
         return next(p for p in self.overload if p.name == name)
+
+    @property
+    def preset_overload(self) -> tuple[Param, ...]:
+        """The preset overload's parameters (``ndcg_report(..., preset := 'sklearn')``): these
+        with ``preset`` after the required ones."""
+        required = sum(p.default is None for p in self.params)
+        return (*self.params[:required], Param("preset"), *self.params[required:])
 
     @property
     def overload(self) -> tuple[Param, ...]:
@@ -241,10 +249,11 @@ _TABLE = (
                                     *EVENT_OPTIONS[:2], default("sample", "10000"))),
     Macro("ndcg_report", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
                                     *REPORT_OPTIONS, *REPORT_METRIC_OPTIONS, *VALUE_OPTIONS,
-                                    *TIME_OPTIONS), measures="event_measures"),
+                                    *TIME_OPTIONS), measures="event_measures", preset=True),
     Macro("ndcg_summary", "report", (*required("rankings", "events"), K_REPORT, SLICE_BY,
                                      *REPORT_OPTIONS, CONF, *REPORT_METRIC_OPTIONS,
-                                     *VALUE_OPTIONS, *TIME_OPTIONS), measures="event_measures_summary"),
+                                     *VALUE_OPTIONS, *TIME_OPTIONS),
+          measures="event_measures_summary", preset=True),
     # the judge and the measures of event logs: judged_run gives what every measure scores
     Macro("judged_run", "report", (*required("rankings", "events"), SLICE_BY, *JUDGE_OPTIONS,
                                    DUPLICATES, *EVENT_OPTIONS, *VALUE_OPTIONS, *TIME_OPTIONS)),

@@ -1,5 +1,33 @@
 -- The report and its summary: every ranking's metrics per query and k, and their means per slice.
 
+-- _ndcg_report_of(rankings, events, ...every ndcg_report option := NULL)
+-- ndcg_report's rows (internal): the body its first and its preset signature share (the
+-- preset one reads other events and options); every option by name.
+CREATE OR REPLACE MACRO _ndcg_report_of(rankings, events, k := NULL, slice_by := NULL,
+                                        query_col := NULL, item_col := NULL, position_col := NULL,
+                                        score_col := NULL, ties := NULL, gain := NULL,
+                                        log_base := NULL, empty_ideal := NULL, duplicates := NULL,
+                                        event_col := NULL, mapping := NULL, collapse := NULL,
+                                        time_col := NULL, unknown := NULL, metrics := NULL,
+                                        threshold := NULL, max_grade := NULL, value_col := NULL,
+                                        value_grades := NULL, bucket := NULL, start := NULL,
+                                        stop := NULL, rankings_time_col := NULL) AS TABLE
+-- relevant, then the family columns named (COLUMNS keeps the engine's column order)
+SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
+       COLUMNS(lambda c: c = 'relevant'
+                         OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(), c)
+                             AND coalesce(list_contains(metrics, c), false)))
+FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
+                              query_col := query_col, item_col := item_col,
+                              position_col := position_col, score_col := score_col, ties := ties,
+                              gain := gain, log_base := log_base, empty_ideal := empty_ideal,
+                              duplicates := duplicates, event_col := event_col, mapping := mapping,
+                              collapse := collapse, time_col := time_col, unknown := unknown,
+                              metrics := metrics, threshold := threshold, max_grade := max_grade,
+                              judged := false, value_col := value_col, value_grades := value_grades,
+                              bucket := bucket, start := start, stop := stop,
+                              rankings_time_col := rankings_time_col);
+
 -- ndcg_report(rankings, events, k := 10, slice_by := [], query_col := 'query_id',
 --             item_col := 'item_id', position_col := 'position', score_col := NULL,
 --             ties := 'average', gain := 'linear', log_base := 2, empty_ideal := 0.0,
@@ -110,6 +138,17 @@
 --             empty_ideal, duplicates, metrics, threshold and max_grade keep their defaults
 --             there (another value is an error naming the option). A call without measures never
 --             binds the overload.
+--   preset    preset := 'sklearn' applies a tool's NDCG conventions (a third signature,
+--             ndcg_report(rankings, events, preset, ...every other ndcg_report parameter), never
+--             bound without preset): 'sklearn' (scikit-learn's ndcg_score), 'lightgbm',
+--             'xgboost' (their ndcg metric), 'opensearch_srw' (the Search Relevance Workbench)
+--             set ties, gain and empty_ideal, read the events of the shown items only when the
+--             tool's ideal holds the ranked items' grades, and round ndcg and dcg as the tool
+--             prints them (opensearch_srw: 2 decimals); the rows of
+--             duckdb_ndcg.conventions.PRESETS for the report, as evaluate(preset=) applies them.
+--             A preset of duckdb-ndcg trec, an option it sets given otherwise, a score column
+--             under a tool that orders equal scores its own way, or a metric other than ndcg is
+--             one error line.
 -- Example: SELECT * FROM ndcg_report('impressions', 'events', k := [5, 10], slice_by := ['device']);
 --          SELECT * FROM ndcg_report('impressions', 'events', metrics := ['ndcg', 'recall_at_k']);
 CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::VARCHAR[],
@@ -123,21 +162,14 @@ CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::V
                                     value_col := 'value', value_grades := NULL,
                                     bucket := NULL, start := NULL, stop := NULL,
                                     rankings_time_col := 'shown_at') AS TABLE (
--- relevant, then the family columns named (COLUMNS keeps the engine's column order)
-SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
-       COLUMNS(lambda c: c = 'relevant'
-                         OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(), c)
-                             AND coalesce(list_contains(metrics, c), false)))
-FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
-                              query_col := query_col, item_col := item_col,
-                              position_col := position_col, score_col := score_col, ties := ties,
-                              gain := gain, log_base := log_base, empty_ideal := empty_ideal,
-                              duplicates := duplicates, event_col := event_col, mapping := mapping,
-                              collapse := collapse, time_col := time_col, unknown := unknown,
-                              metrics := metrics, threshold := threshold, max_grade := max_grade,
-                              judged := false, value_col := value_col, value_grades := value_grades,
-                              bucket := bucket, start := start, stop := stop,
-                              rankings_time_col := rankings_time_col)
+SELECT * FROM _ndcg_report_of(rankings, events, k := k, slice_by := slice_by,
+    query_col := query_col, item_col := item_col, position_col := position_col,
+    score_col := score_col, ties := ties, gain := gain, log_base := log_base,
+    empty_ideal := empty_ideal, duplicates := duplicates, event_col := event_col,
+    mapping := mapping, collapse := collapse, time_col := time_col, unknown := unknown,
+    metrics := metrics, threshold := threshold, max_grade := max_grade, value_col := value_col,
+    value_grades := value_grades, bucket := bucket, start := start, stop := stop,
+    rankings_time_col := rankings_time_col)
 ),
 -- the measures overload (measures := 'nDCG@10 P@5'): event_measures' rows
 (rankings, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
@@ -163,52 +195,70 @@ SELECT * FROM event_measures(
     event_col := event_col, mapping := mapping, collapse := collapse, time_col := time_col,
     unknown := unknown, value_col := value_col, value_grades := value_grades, bucket := bucket,
     start := start, stop := stop, rankings_time_col := rankings_time_col)
+),
+-- the preset overload (preset := 'sklearn'): a tool's NDCG conventions
+(rankings, events, preset, k := 10, slice_by := []::VARCHAR[], query_col := 'query_id',
+ item_col := 'item_id', position_col := 'position', score_col := NULL, ties := 'average',
+ gain := 'linear', log_base := 2, empty_ideal := 0.0, duplicates := 'error',
+ event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
+ unknown := 'error', metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
+ value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+ rankings_time_col := 'shown_at') AS TABLE (
+WITH _ndcg_preset_checked AS MATERIALIZED (
+    -- the preset and the options given with it, checked once (an error() cannot be an
+    -- option: the engine reads its options inside COLUMNS lambdas)
+    SELECT _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics, false) AS _ndcg_p
+),
+_ndcg_preset_events AS (
+    -- a tool whose ideal holds the ranked items' grades only (scikit-learn, LightGBM,
+    -- XGBoost) reads the events of the shown (query, item) pairs only
+    SELECT * EXCLUDE (_ndcg_pq, _ndcg_pi, _ndcg_p)
+    FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_pq,
+                 COLUMNS(lambda c: c = item_col) AS _ndcg_pi
+          FROM query_table(events)) AS e
+    CROSS JOIN _ndcg_preset_checked
+    WHERE NOT _ndcg_p.ranked_ideal
+       OR EXISTS (SELECT 1
+                  FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q,
+                               COLUMNS(lambda c: c = item_col) AS _i
+                        FROM query_table(rankings)) AS r
+                  WHERE r._q = e._ndcg_pq AND r._i = e._ndcg_pi)
+)
+-- ndcg and dcg rounded as the tool prints them: Java's Math.round(x * 100) / 100, half up
+-- (x >= 0), as evaluate(preset=) rounds
+SELECT * REPLACE (
+    CASE WHEN _ndcg_preset_row(preset).rounding IS NULL THEN ndcg
+         ELSE round(ndcg * power(10, _ndcg_preset_row(preset).rounding))
+              / power(10, _ndcg_preset_row(preset).rounding) END AS ndcg,
+    CASE WHEN _ndcg_preset_row(preset).rounding IS NULL THEN dcg
+         ELSE round(dcg * power(10, _ndcg_preset_row(preset).rounding))
+              / power(10, _ndcg_preset_row(preset).rounding) END AS dcg)
+FROM _ndcg_report_of(rankings, '_ndcg_preset_events', k := k, slice_by := slice_by,
+    query_col := query_col, item_col := item_col, position_col := position_col,
+    score_col := score_col,
+    ties := coalesce(_ndcg_preset_row(preset).ties, ties),
+    gain := coalesce(_ndcg_preset_row(preset).gain, gain),
+    log_base := log_base,
+    empty_ideal := coalesce(_ndcg_preset_row(preset).empty_ideal, empty_ideal),
+    duplicates := duplicates, event_col := event_col, mapping := mapping, collapse := collapse,
+    time_col := time_col, unknown := unknown, metrics := metrics, threshold := threshold,
+    max_grade := max_grade, value_col := value_col, value_grades := value_grades,
+    bucket := bucket, start := start, stop := stop, rankings_time_col := rankings_time_col)
 );
 
--- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
---              threshold := 1, max_grade := 'mapping', value_col := 'value',
---              value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
---              rankings_time_col := 'shown_at', ...every other ndcg_report parameter)
---   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
---            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
---            shown_relevant, relevant BIGINT, ci_low, ci_high, mean_judged_at_k DOUBLE,
---            <mean_<name> DOUBLE per family metric named>)
--- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
--- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
--- empty_ideal (0.0 by default, so it pulls the mean down; empty_ideal := NULL leaves it out of
--- mean_ndcg). queries_without_relevant counts them; mean_ndcg_with_relevant is the mean over the
--- other queries, for comparison. relevant counts the items the events grade above 0 for the
--- slice's queries, shown_relevant those of them the rankings showed: shown_relevant = 0 with
--- relevant > 0 (or relevant = 0 for every query) means no graded event matched a shown item,
--- usually ids written differently in the two tables. [ci_low, ci_high] is the conf t-interval of
--- mean_ndcg (conf := 0.95; mean -/+ t quantile x stddev_samp / sqrt(n), NULL below 2 queries).
--- mean_judged_at_k is the mean over the same queries of ndcg_report's judged_at_k: the share of
--- a ranking's first k items that an event of the log grades (0 included); below 0.9 an offline
--- replay ranks many items no user was shown, which score 0 as if seen and ignored.
--- metrics, threshold, max_grade: as for ndcg_report; each family metric named adds
--- mean_<name>, the mean over the same queries of ndcg_report's column (mean_precision_at_k,
--- mean_err, ...: the names of the BI measures), after mean_judged_at_k in ndcg_report's order
--- (naming judged_at_k adds no column: its mean is always there).
---   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
---             (parse_measures reads them) instead: an overload, ndcg_summary(rankings, events,
---             measures, grammar := NULL, ...every other ndcg_summary parameter), that gives
---             event_measures_summary's rows (<slice_by columns>, [bucket], measure, value,
---             queries). Each measure names its own cutoff, relevance level and gains, so k,
---             log_base, empty_ideal, duplicates, conf, metrics, threshold and max_grade keep
---             their defaults there (another value is an error naming the option). A call without
---             measures never binds the overload.
--- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
-CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
-                                     query_col := 'query_id', item_col := 'item_id',
-                                     position_col := 'position', score_col := NULL,
-                                     ties := 'average', gain := 'linear', log_base := 2,
-                                     empty_ideal := 0.0, duplicates := 'error',
-                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                     time_col := NULL, unknown := 'error', conf := 0.95,
-                                     metrics := ['ndcg'], threshold := 1,
-                                     max_grade := 'mapping', value_col := 'value',
-                                     value_grades := NULL, bucket := NULL, start := NULL,
-                                     stop := NULL, rankings_time_col := 'shown_at') AS TABLE (
+-- _ndcg_summary_of(rankings, events, ...every ndcg_summary option := NULL)
+-- ndcg_summary's rows (internal): the body its first and its preset signature share (the
+-- preset one reads other events and options); every option by name.
+CREATE OR REPLACE MACRO _ndcg_summary_of(rankings, events, k := NULL, slice_by := NULL,
+                                         query_col := NULL, item_col := NULL,
+                                         position_col := NULL, score_col := NULL, ties := NULL,
+                                         gain := NULL, log_base := NULL, empty_ideal := NULL,
+                                         duplicates := NULL, event_col := NULL, mapping := NULL,
+                                         collapse := NULL, time_col := NULL, unknown := NULL,
+                                         conf := NULL, metrics := NULL, threshold := NULL,
+                                         max_grade := NULL, value_col := NULL,
+                                         value_grades := NULL, bucket := NULL, start := NULL,
+                                         stop := NULL, rankings_time_col := NULL) AS TABLE
 -- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
 SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(),
                                                           lambda m: 'mean_' || m), c)
@@ -252,7 +302,71 @@ FROM (
 )
 GROUP BY ALL
 )
-ORDER BY ALL
+ORDER BY ALL;
+
+-- ndcg_summary(rankings, events, k := 10, slice_by := [], conf := 0.95, metrics := ['ndcg'],
+--              threshold := 1, max_grade := 'mapping', value_col := 'value',
+--              value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+--              rankings_time_col := 'shown_at', ...every other ndcg_report parameter)
+--   -> TABLE(<slice_by columns>, k BIGINT, queries BIGINT, mean_ndcg DOUBLE,
+--            queries_without_relevant BIGINT, mean_ndcg_with_relevant DOUBLE,
+--            shown_relevant, relevant BIGINT, ci_low, ci_high, mean_judged_at_k DOUBLE,
+--            <mean_<name> DOUBLE per family metric named>)
+-- The mean NDCG@k over queries, per slice and cutoff, from ndcg_report (same parameters).
+-- Query set: every (slice, query) of `rankings`; a query with no positive grade scores
+-- empty_ideal (0.0 by default, so it pulls the mean down; empty_ideal := NULL leaves it out of
+-- mean_ndcg). queries_without_relevant counts them; mean_ndcg_with_relevant is the mean over the
+-- other queries, for comparison. relevant counts the items the events grade above 0 for the
+-- slice's queries, shown_relevant those of them the rankings showed: shown_relevant = 0 with
+-- relevant > 0 (or relevant = 0 for every query) means no graded event matched a shown item,
+-- usually ids written differently in the two tables. [ci_low, ci_high] is the conf t-interval of
+-- mean_ndcg (conf := 0.95; mean -/+ t quantile x stddev_samp / sqrt(n), NULL below 2 queries).
+-- mean_judged_at_k is the mean over the same queries of ndcg_report's judged_at_k: the share of
+-- a ranking's first k items that an event of the log grades (0 included); below 0.9 an offline
+-- replay ranks many items no user was shown, which score 0 as if seen and ignored.
+-- metrics, threshold, max_grade: as for ndcg_report; each family metric named adds
+-- mean_<name>, the mean over the same queries of ndcg_report's column (mean_precision_at_k,
+-- mean_err, ...: the names of the BI measures), after mean_judged_at_k in ndcg_report's order
+-- (naming judged_at_k adds no column: its mean is always there).
+--   measures  measures := 'nDCG@10 P(rel=2)@5 RR' scores measure strings as IR tools write them
+--             (parse_measures reads them) instead: an overload, ndcg_summary(rankings, events,
+--             measures, grammar := NULL, ...every other ndcg_summary parameter), that gives
+--             event_measures_summary's rows (<slice_by columns>, [bucket], measure, value,
+--             queries). Each measure names its own cutoff, relevance level and gains, so k,
+--             log_base, empty_ideal, duplicates, conf, metrics, threshold and max_grade keep
+--             their defaults there (another value is an error naming the option). A call without
+--             measures never binds the overload.
+--   preset    preset := 'sklearn' applies a tool's NDCG conventions (a third signature,
+--             ndcg_summary(rankings, events, preset, ...every other ndcg_summary parameter),
+--             never bound without preset): 'sklearn' (scikit-learn's ndcg_score), 'lightgbm',
+--             'xgboost' (their ndcg metric), 'opensearch_srw' (the Search Relevance Workbench)
+--             set ties, gain and empty_ideal, read the events of the shown items only when the
+--             tool's ideal holds the ranked items' grades, and refuse a rounded preset
+--             (opensearch_srw): it has no mean over queries; the rows of
+--             duckdb_ndcg.conventions.PRESETS for the report, as evaluate(preset=) applies them.
+--             A preset of duckdb-ndcg trec, an option it sets given otherwise, a score column
+--             under a tool that orders equal scores its own way, or a metric other than ndcg is
+--             one error line.
+-- Example: SELECT * FROM ndcg_summary('impressions', 'events', k := [5, 10], slice_by := ['variant']);
+CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::VARCHAR[],
+                                     query_col := 'query_id', item_col := 'item_id',
+                                     position_col := 'position', score_col := NULL,
+                                     ties := 'average', gain := 'linear', log_base := 2,
+                                     empty_ideal := 0.0, duplicates := 'error',
+                                     event_col := 'event_type', mapping := NULL, collapse := 'max',
+                                     time_col := NULL, unknown := 'error', conf := 0.95,
+                                     metrics := ['ndcg'], threshold := 1,
+                                     max_grade := 'mapping', value_col := 'value',
+                                     value_grades := NULL, bucket := NULL, start := NULL,
+                                     stop := NULL, rankings_time_col := 'shown_at') AS TABLE (
+SELECT * FROM _ndcg_summary_of(rankings, events, k := k, slice_by := slice_by,
+    query_col := query_col, item_col := item_col, position_col := position_col,
+    score_col := score_col, ties := ties, gain := gain, log_base := log_base,
+    empty_ideal := empty_ideal, duplicates := duplicates, event_col := event_col,
+    mapping := mapping, collapse := collapse, time_col := time_col, unknown := unknown,
+    conf := conf, metrics := metrics, threshold := threshold, max_grade := max_grade,
+    value_col := value_col, value_grades := value_grades, bucket := bucket, start := start,
+    stop := stop, rankings_time_col := rankings_time_col)
 ),
 -- the measures overload (measures := 'nDCG@10 P@5'): event_measures_summary's rows
 (rankings, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
@@ -279,4 +393,46 @@ SELECT * FROM event_measures_summary(
     event_col := event_col, mapping := mapping, collapse := collapse, time_col := time_col,
     unknown := unknown, value_col := value_col, value_grades := value_grades, bucket := bucket,
     start := start, stop := stop, rankings_time_col := rankings_time_col)
+),
+-- the preset overload (preset := 'sklearn'): a tool's NDCG conventions
+(rankings, events, preset, k := 10, slice_by := []::VARCHAR[], query_col := 'query_id',
+ item_col := 'item_id', position_col := 'position', score_col := NULL, ties := 'average',
+ gain := 'linear', log_base := 2, empty_ideal := 0.0, duplicates := 'error',
+ event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
+ unknown := 'error', conf := 0.95, metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
+ value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
+ rankings_time_col := 'shown_at') AS TABLE (
+WITH _ndcg_preset_checked AS MATERIALIZED (
+    -- the preset and the options given with it, checked once (an error() cannot be an
+    -- option: the engine reads its options inside COLUMNS lambdas)
+    SELECT _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics, true) AS _ndcg_p
+),
+_ndcg_preset_events AS (
+    -- a tool whose ideal holds the ranked items' grades only (scikit-learn, LightGBM,
+    -- XGBoost) reads the events of the shown (query, item) pairs only
+    SELECT * EXCLUDE (_ndcg_pq, _ndcg_pi, _ndcg_p)
+    FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_pq,
+                 COLUMNS(lambda c: c = item_col) AS _ndcg_pi
+          FROM query_table(events)) AS e
+    CROSS JOIN _ndcg_preset_checked
+    WHERE NOT _ndcg_p.ranked_ideal
+       OR EXISTS (SELECT 1
+                  FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q,
+                               COLUMNS(lambda c: c = item_col) AS _i
+                        FROM query_table(rankings)) AS r
+                  WHERE r._q = e._ndcg_pq AND r._i = e._ndcg_pi)
+)
+SELECT *
+FROM _ndcg_summary_of(rankings, '_ndcg_preset_events', k := k, slice_by := slice_by,
+    query_col := query_col, item_col := item_col, position_col := position_col,
+    score_col := score_col,
+    ties := coalesce(_ndcg_preset_row(preset).ties, ties),
+    gain := coalesce(_ndcg_preset_row(preset).gain, gain),
+    log_base := log_base,
+    empty_ideal := coalesce(_ndcg_preset_row(preset).empty_ideal, empty_ideal),
+    duplicates := duplicates, event_col := event_col, mapping := mapping, collapse := collapse,
+    time_col := time_col, unknown := unknown, conf := conf, metrics := metrics,
+    threshold := threshold, max_grade := max_grade, value_col := value_col,
+    value_grades := value_grades, bucket := bucket, start := start, stop := stop,
+    rankings_time_col := rankings_time_col)
 );

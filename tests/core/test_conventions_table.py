@@ -161,10 +161,20 @@ def test_sql_signature(name: str) -> None:
     assert sql == table
 
 
-def test_measures_overloads() -> None:
-    """Which macros have a second signature (the measures overload) is the table's to say."""
-    overloaded = {m.name for m in loader.macros() if len(loader.signatures(m.sql)) > 1}
-    assert overloaded == {m.name for m in MACROS.values() if m.measures}
+def test_measures_and_preset_overloads() -> None:
+    """Which macros have a second signature (the measures overload) and a third (the preset
+    overload) is the table's to say."""
+    count = {m.name: len(loader.signatures(m.sql)) for m in loader.macros() if m.public}
+    assert count == {m.name: 1 + bool(m.measures) + m.preset for m in MACROS.values()}
+
+
+@pytest.mark.parametrize("name", sorted(m.name for m in MACROS.values() if m.preset))
+def test_sql_preset_overload(name: str) -> None:
+    """The preset overload's parameters are the macro's with preset after the required ones."""
+    sql = sql_texts()[name]
+    opening, close = loader.signatures(sql)[2]
+    listed = [(n, norm(d)) for n, d in parse_params(sql[opening + 1 : close])]
+    assert listed == [(p.name, norm(p.default)) for p in MACROS[name].preset_overload]
 
 
 @pytest.mark.parametrize("name", sorted(m.name for m in MACROS.values() if m.measures))
@@ -611,6 +621,7 @@ def test_readme_signature(name: str, arguments: str) -> None:
     for param, written in parse_params(arguments):
         if param.startswith(("...", "<")):
             continue
-        assert param in {p.name for p in macro.overload}, f"README {name}: no parameter {param}"
+        known = {p.name for p in (*macro.overload, *macro.preset_overload)}
+        assert param in known, f"README {name}: no parameter {param}"
         if written is not None and not written.startswith("<"):
             assert norm(written) == norm(macro.param(param).default), f"README {name}: {param}"
