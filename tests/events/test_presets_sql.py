@@ -180,3 +180,18 @@ def test_in_the_cli_from_a_persisted_file(duckdb_cli: Path, tmp_path: Path) -> N
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert [tuple(r.values()) for r in json.loads(result.stdout)] == ours
+
+
+def test_readme_recipe(con) -> None:
+    """The README's SQL lines in "Presets" run on this module's tables and give evaluate's rows."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Presets: each tool's conventions"):]
+    block = section[section.index("```sql\n") + 7:section.index("\n```", section.index("```sql"))]
+    statements = [line.split(";")[0] for line in block.splitlines()]
+    assert len(statements) == 2
+    given = [{"preset": "sklearn", "score_col": "score"}, {"preset": "opensearch_srw"}]
+    for sql, options in zip(statements, given):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = duckdb_ndcg.evaluate("shown", "events", con=con, **options).fetchall()
+        assert sorted(con.sql(sql).fetchall()) == sorted(want), sql
