@@ -553,9 +553,12 @@ def _checked_memory_limit(text: str) -> str:
 
 
 def _stage(text: str) -> None:
-    """A progress line on stderr, only when stderr is a terminal."""
+    """A progress line on stderr, only when stderr is a terminal. One write, the newline in it:
+    print() writes the text and its end apart, and a Ctrl-C between the two left the line open,
+    so that 'interrupted' was printed on the end of it."""
     if sys.stderr.isatty():
-        print(f"duckdb-ndcg: {text}...", file=sys.stderr, flush=True)
+        sys.stderr.write(f"duckdb-ndcg: {text}...\n")
+        sys.stderr.flush()
 
 
 @contextlib.contextmanager

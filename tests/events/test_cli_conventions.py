@@ -317,3 +317,27 @@ def test_ctrl_c_in_a_check_query_exits_130(
                         lambda *a, **k: _InterruptedAt(connect(*a, **k), needle, error))
     code, _, err = _main(capsys, "evaluate", "shown.csv", "events.csv")
     assert (code, err.strip().splitlines()) == (130, ["duckdb-ndcg evaluate: interrupted"])
+
+
+class _Terminal(io.StringIO):
+    """stderr as a terminal, each write kept apart."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+def test_a_stage_line_is_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C between a progress line's text and its newline (print() writes them apart) left
+    the line open: 'interrupted' then ended it (seen once in the real-SIGINT test above)."""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    cli._stage("reading, grading and reporting")
+    assert terminal.writes == ["duckdb-ndcg: reading, grading and reporting...\n"]
