@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -24,12 +23,11 @@ from duckdb_ndcg.inputs import (
     require_columns,
     require_slices,
 )
-from duckdb_ndcg.macros import own_connection, quoted, register
-from duckdb_ndcg.presets import evaluate_options
+from duckdb_ndcg.macros import own_connection, register
+from duckdb_ndcg.presets import checked_evaluate_preset
 from duckdb_ndcg.sources import SOURCES, UNATTRIBUTED_SQL, adapted, unattributed_warning
 
 _SHAPES = ("report", "summary")
-_SHOWN_ONLY = itertools.count(1)  # names of the events tables a preset reads for shown items only
 _MIN_MATCHED = 0.01  # warn when fewer graded events than this share match a shown item
 
 
@@ -142,12 +140,9 @@ def evaluate(
                         duplicates=duplicates, preset=preset)
         metrics = ("ndcg",)
     names = checked_metrics(metrics, threshold, max_grade)
-    shown_only = False
-    if preset is not None:
-        fixed, shown_only = evaluate_options(
-            preset, {"ties": ties, "gain": gain, "empty_ideal": empty_ideal},
-            score_col is not None, list(names), shape)
-        ties, gain, empty_ideal = fixed["ties"], fixed["gain"], fixed["empty_ideal"]  # type: ignore[assignment]
+    if preset is not None:  # in Python's words, before any work; the macros apply it
+        checked_evaluate_preset(preset, {"ties": ties, "gain": gain, "empty_ideal": empty_ideal},
+                                score_col is not None, list(names), shape)
     cuts = checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     value_grades = checked_value_grades(value_grades)
     by_value = value_grades is not None or gain == "value"
@@ -184,8 +179,6 @@ def evaluate(
     timed = bucket is not None or start is not None or stop is not None
     require_columns(ranked, "rankings", {"rankings_time_col": rankings_time_col if timed else None})
     require_slices({"rankings": ranked}, logged, slice_by)
-    if shown_only:
-        logged = _shown_only(con, ranked, logged, query_col, item_col)
     grades = read_mapping(con, mapping)
     mapping_sql = "map(?::VARCHAR[], ?::DOUBLE[])" if grades is not None else "NULL"
     mapping_params = [list(grades), list(grades.values())] if grades is not None else []
@@ -197,35 +190,17 @@ def evaluate(
     )
     macro = "ndcg_report" if shape == "report" else "ndcg_summary"
     # every option of the macro by name, as the conventions table lists them, with this call's
-    # checked values (measures given: the macro's measures overload)
+    # checked values (measures or preset given: the macro's signature that takes it)
     arguments, params = macro_arguments(
         macro, {**locals(), "k": cuts, "slice_by": list(slice_by), "mapping": grades,
                 "metrics": names})
     sql = f"SELECT * FROM {macro}(?, ?, {arguments})"
     params = [ranked.name, logged.name, *params]
-    if preset is not None and fixed["rounding"] is not None:  # as the tool prints them
-        sql = (f"SELECT * REPLACE (round(ndcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} "
-               f"AS ndcg, round(dcg * 1e{fixed['rounding']}) / 1e{fixed['rounding']} AS dcg) "
-               f"FROM ({sql})")
     if source is not None and shape == "summary":
         # a column computed once (a scalar subquery), which keeps the summary's order
         params = [made.interactions, *params]
         sql = f"SELECT *, ({UNATTRIBUTED_SQL}) AS unattributed FROM ({sql})"
     return con.sql(sql, params=params)
-
-
-def _shown_only(con: duckdb.DuckDBPyConnection, ranked: Source, logged: Source, query_col: str,
-                item_col: str) -> Source:
-    """The events of the shown (query, item) pairs only, as a temporary table of their own (a
-    preset whose ideal holds the ranked items' grades only: sklearn, LightGBM, XGBoost)."""
-    name = f"_ndcg_shown_events_{next(_SHOWN_ONLY)}"
-    q, i = quoted(query_col), quoted(item_col)
-    con.execute(
-        f"CREATE TEMP TABLE {quoted(name)} AS SELECT e.* FROM query_table($1) e WHERE EXISTS "
-        f"(SELECT 1 FROM query_table($2) r WHERE r.{q} = e.{q} AND r.{i} = e.{i})",
-        [logged.name, ranked.name],
-    )
-    return Source(logged.label, name, logged.columns)
 
 
 def _warn_dropped(

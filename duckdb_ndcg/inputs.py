@@ -283,13 +283,16 @@ def checked_value_grades(
 def macro_arguments(macro: str, values: Mapping[str, object]) -> tuple[str, list[object]]:
     """``macro``'s named options as ``report_arguments`` writes them, in the conventions table's
     order, each with its value in ``values`` (the caller's checked arguments, by name); an option
-    ``values`` lacks is left to the macro's default. ``measures`` given (not None) takes the
-    macro's measures overload (``ndcg_report(..., measures := ?)``). Example:
+    ``values`` lacks is left to the macro's default. ``measures`` or ``preset`` given (not None)
+    takes the macro's signature with it (``ndcg_report(..., measures := ?)``). Example:
     ``macro_arguments("ab_summary", {"k": [10], "baseline": "A", "test": "t"})`` gives
     ``("k := ?::BIGINT[], baseline := ?", [[10], "A"])`` (ab_summary takes no test)."""
-    params = MACROS[macro].overload if values.get("measures") is not None else MACROS[macro].params
+    table = MACROS[macro]
+    params = (table.overload if values.get("measures") is not None
+              else table.preset_overload if table.preset and values.get("preset") is not None
+              else table.params)
     return report_arguments({p.name: values[p.name] for p in params
-                             if p.default is None and p.name == "measures"
+                             if p.default is None and p.name in ("measures", "preset")
                              or p.default is not None and p.name in values})
 
 

@@ -40,14 +40,16 @@ def preset_row(name: str, surface: str) -> Preset:
     return row
 
 
-def evaluate_options(name: str, given: Mapping[str, object], ranked_by_score: bool,
-                     metrics: list[str], shape: str = "report") -> tuple[dict[str, object], bool]:
-    """evaluate's options under preset ``name``: (ties, gain, empty_ideal and rounding (the
-    decimals of ndcg and dcg, None: not rounded), whether the events are read for the ranked
-    items only); ``given`` the caller's values of the first three options."""
+def checked_evaluate_preset(name: str, given: Mapping[str, object], ranked_by_score: bool,
+                            metrics: list[str], shape: str = "report") -> None:
+    """evaluate's checks of preset ``name``, in Python's words (ValueError), before any work:
+    a preset of another surface, an option it sets given otherwise (``given``: the caller's ties,
+    gain and empty_ideal), a score column under a tool with its own order of equal scores, a
+    metric other than ndcg, a rounded preset's summary. The preset itself is applied by the
+    macros (``ndcg_report(..., preset := ...)``, the same rule in SQL)."""
     row = preset_row(name, "evaluate")
     values = {"ties": "average" if row.ties == "position" else row.ties, "gain": row.gain,
-              "empty_ideal": row.empty_ideal, "rounding": row.rounding}
+              "empty_ideal": row.empty_ideal}
     for option, value in given.items():
         if value != _EVALUATE_DEFAULTS[option] and value != values[option]:
             raise ValueError(f"preset {name!r} sets {option}={values[option]!r}; drop "
@@ -62,7 +64,6 @@ def evaluate_options(name: str, given: Mapping[str, object], ranked_by_score: bo
     if row.rounding is not None and shape != "report":
         raise ValueError(f"preset {name!r} scores each query, rounded to {row.rounding} decimals, "
                          "and has no mean over queries: use shape='report' (drop --summary)")
-    return values, row.ideal == "ranked"
 
 
 def trec_complete(name: str) -> bool:

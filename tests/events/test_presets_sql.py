@@ -4,8 +4,8 @@ tool's NDCG conventions (conventions.PRESETS, the rows for the event report) as
 
 Oracles: scikit-learn's ndcg_score (sklearn: equal scores averaged, the ideal from the scored
 items' grades), hand-worked LightGBM/XGBoost and OpenSearch SRW numbers (those tools do not run
-here), and evaluate(preset=...) on the same tables (tests/core/test_presets.py checks it against
-the same tools)."""
+here), and the report with each PRESETS row's options given by hand. evaluate(preset=...) calls
+this signature (tests/core/test_presets.py checks it against the same tools)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import json
 import math
 import re
 import subprocess
-import warnings
 from pathlib import Path
 
 import duckdb
@@ -93,22 +92,30 @@ def test_opensearch_srw_by_hand(con) -> None:
 
 
 @pytest.mark.parametrize("name", REPORT_PRESETS)
-def test_each_preset_is_evaluates(con, name: str) -> None:
-    ranked = ", score_col := 'score'" if name == "sklearn" else ""
-    given = {"score_col": "score"} if name == "sklearn" else {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # evaluate's warning of unjudged items
-        report = duckdb_ndcg.evaluate("shown", "events", con=con, preset=name, **given)
-        want = sorted(report.fetchall())
-    assert sorted(con.sql(f"FROM ndcg_report('shown', 'events', preset := '{name}'{ranked})"
-                          ).fetchall()) == want
-    if PRESETS[name].rounding is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            summary = duckdb_ndcg.evaluate("shown", "events", con=con, preset=name,
-                                           shape="summary", **given).fetchall()
+def test_each_preset_is_its_row_of_options(con, name: str) -> None:
+    """The preset's rows are the report's with the options its PRESETS row names, given by hand:
+    ties, gain, empty_ideal, the events of the shown pairs only for a ranked ideal, ndcg and dcg
+    rounded half up; the summary likewise (a rounded preset has none)."""
+    row = PRESETS[name]
+    ranked = ", score_col := 'score'" if row.ties != "position" else ""
+    events = "events"
+    if row.ideal == "ranked":
+        con.execute("CREATE OR REPLACE TABLE shown_events AS SELECT e.* FROM events e "
+                    "SEMI JOIN shown s USING (query_id, item_id)")
+        events = "shown_events"
+    options = (f"ties := 'average', gain := '{row.gain}', empty_ideal := {row.empty_ideal}"
+               f"{ranked}")
+    want = con.sql(f"FROM ndcg_report('shown', '{events}', {options})").fetchall()
+    if row.rounding is not None:
+        def half_up(x: float) -> float:
+            return math.floor(x * 10**row.rounding + 0.5) / 10**row.rounding
+        want = [(q, k, half_up(n), half_up(d), *rest) for q, k, n, d, *rest in want]
+    got = con.sql(f"FROM ndcg_report('shown', 'events', preset := '{name}'{ranked})").fetchall()
+    assert sorted(got) == sorted(want)
+    if row.rounding is None:
         got = con.sql(f"FROM ndcg_summary('shown', 'events', preset := '{name}'{ranked})")
-        _same(got.fetchall(), summary)
+        _same(got.fetchall(),
+              con.sql(f"FROM ndcg_summary('shown', '{events}', {options})").fetchall())
 
 
 def _same(got: list[tuple], want: list[tuple]) -> None:
@@ -183,15 +190,16 @@ def test_in_the_cli_from_a_persisted_file(duckdb_cli: Path, tmp_path: Path) -> N
 
 
 def test_readme_recipe(con) -> None:
-    """The README's SQL lines in "Presets" run on this module's tables and give evaluate's rows."""
+    """The README's SQL lines in "Presets" run on this module's tables: scikit-learn's ndcg_score
+    and the workbench's rounded NDCG worked by hand (as in the tests above)."""
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### Presets: each tool's conventions"):]
     block = section[section.index("```sql\n") + 7:section.index("\n```", section.index("```sql"))]
     statements = [line.split(";")[0] for line in block.splitlines()]
     assert len(statements) == 2
-    given = [{"preset": "sklearn", "score_col": "score"}, {"preset": "opensearch_srw"}]
-    for sql, options in zip(statements, given):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            want = duckdb_ndcg.evaluate("shown", "events", con=con, **options).fetchall()
-        assert sorted(con.sql(sql).fetchall()) == sorted(want), sql
+    sklearn = ndcg_score(np.array([[0, 3, 1, 2]]), np.array([[0.9, 0.5, 0.5, 0.1]]), k=10)
+    srw = (7 * L[1] + 1 * L[2] + 3 * L[3]) / (7 * L[0] + 7 * L[1] + 3 * L[2] + 1 * L[3])
+    for sql, want in zip(statements, ({"q1": sklearn, "q2": 0.0}, {"q1": round(srw, 2),
+                                                                   "q2": 0.0})):
+        got = {r[0]: r[2] for r in con.sql(sql).fetchall()}
+        assert got == pytest.approx(want, abs=1e-12), sql
