@@ -26,6 +26,7 @@ from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare
 from duckdb_ndcg.conventions import (
     AP_DENOMINATOR,
     ATTRIBUTION,
+    CLI_LISTS,
     CLI_SWITCHES,
     COLLAPSE,
     DEFAULT_EVENT_GRADES,
@@ -801,41 +802,11 @@ def _evaluate(args: argparse.Namespace) -> None:
     if not sourced:  # an adapter's output has a numeric position
         _check_rank_column(con, args)
     slices = [s.strip() for s in args.slice_by.split(",") if s.strip()]
-    common = {
-        **sourced,
-        "slice_by": slices,
-        "con": con,
-        "query_col": args.query_col,
-        "item_col": args.item_col,
-        "position_col": args.position_col,
-        "score_col": args.score_col,
-        "ties": args.ties,
-        "gain": args.gain,
-        "event_col": args.event_col,
-        "mapping": args.mapping,
-        "collapse": args.collapse,
-        "time_col": args.time_col,
-        "unknown": "ignore" if args.ignore_unknown else "error",
-        "duplicates": "allow" if args.allow_duplicates else "error",
-        "preset": args.preset,
-        "value_col": args.value_col,
-        "value_grades": args.value_grades,
-        "bucket": args.bucket,
-        "start": args.start,
-        "stop": args.stop,
-        "rankings_time_col": args.rankings_time_col,
-    }
+    common = {**sourced, "slice_by": slices, "con": con, "preset": args.preset,
+              **_flag_options(args, "ndcg_report")}
     # --bucket adds the slice column bucket, after the --slice-by columns
     shown_slices = [*slices, "bucket"] if args.bucket else slices
-    family = {
-        name: value
-        for name, value in (
-            ("metrics", args.metrics),
-            ("threshold", args.threshold),
-            ("max_grade", args.max_grade),
-        )
-        if value is not None
-    }
+    family = {"metrics": args.metrics} if args.metrics is not None else {}
     # the judged share is checked in every run: a report computes judged_at_k for the warning
     # and drops the column unless --metrics names it
     asked = family.get("metrics", ["ndcg"])
@@ -1090,31 +1061,17 @@ def _compare(args: argparse.Namespace) -> None:
                          "comparison")
     with _warnings_to_stderr("duckdb-ndcg compare"):
         _stage("reading, grading and testing")
+        options = _flag_options(args, "compare_summary")
         relation = compare(
-            args.rankings_a, args.rankings_b, args.events, k=args.k, slice_by=slices,
-            test=args.test, conf=args.conf, correction=args.correction, alpha=args.alpha,
-            query_set=args.query_set, missing=args.missing, unpaired=args.unpaired,
-            resamples=args.resamples,
-            seed=args.seed, con=con, query_col=args.query_col, item_col=args.item_col,
-            position_col=args.position_col, score_col=args.score_col, ties=args.ties,
-            gain=args.gain, event_col=args.event_col, mapping=args.mapping,
-            collapse=args.collapse, time_col=args.time_col,
-            unknown="ignore" if args.ignore_unknown else "error",
-            duplicates="allow" if args.allow_duplicates else "error", measures=args.measures,
+            args.rankings_a, args.rankings_b, args.events, k=args.k, slice_by=slices, con=con,
+            unpaired=args.unpaired, measures=args.measures, **options,
         )
         relation.to_table("_ndcg_compare")  # computed once
         if page:
             _stage("computing B - A at every k for the chart")
-            curve = compare(
+            curve = compare(  # the t-interval of B - A at each k, uncorrected
                 args.rankings_a, args.rankings_b, args.events, k=list(range(1, max(args.k) + 1)),
-                slice_by=slices, test="t", conf=args.conf, correction="none",
-                query_set=args.query_set, missing=args.missing, con=con,
-                query_col=args.query_col, item_col=args.item_col,
-                position_col=args.position_col, score_col=args.score_col, ties=args.ties,
-                gain=args.gain, event_col=args.event_col, mapping=args.mapping,
-                collapse=args.collapse, time_col=args.time_col,
-                unknown="ignore" if args.ignore_unknown else "error",
-                duplicates="allow" if args.allow_duplicates else "error",
+                slice_by=slices, con=con, **{**options, "test": "t", "correction": "none"},
             )
             series = chart.difference_series(curve, slices, max_series=chart.MAX_SERIES)
             title = f"B − A, mean NDCG@k, k = 1..{max(args.k)}"
@@ -1758,6 +1715,24 @@ class _CtrlC:
 
 
 _CTRL_C = _CtrlC()
+
+
+def _flag_options(args: argparse.Namespace, macro: str) -> dict[str, object]:
+    """The options of ``macro`` (the conventions table) that the command line gave, by name: each
+    flag's value (``--query-col`` is ``query_col``), a switch as the value it stands for
+    (``--ignore-unknown`` is ``unknown='ignore'``); a flag left unset (None) is left out, so the
+    Python function's default, the macro's, applies. The lists (``--k``, ``--slice-by``,
+    ``--metrics``) are the caller's. Example: ``_flag_options(args, "ndcg_report")``."""
+    options: dict[str, object] = {}
+    for param in MACROS[macro].params:
+        if param.default is None or param.name in CLI_LISTS:
+            continue
+        value = getattr(args, cli_flag(param.name)[2:].replace("-", "_"), None)
+        if param.name in CLI_SWITCHES:
+            value = CLI_SWITCHES[param.name][1] if value else None
+        if value is not None:
+            options[param.name] = value
+    return options
 
 
 def _first_line(error: BaseException) -> str:

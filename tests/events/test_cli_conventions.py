@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -19,6 +20,7 @@ import duckdb
 import pytest
 
 from duckdb_ndcg import cli
+from duckdb_ndcg.conventions import CLI_LISTS, MACROS, cli_flag
 
 SHOWN = """query_id,item_id,position,device
 q1,a,1,mobile
@@ -341,3 +343,37 @@ def test_a_stage_line_is_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stderr", terminal)
     cli._stage("reading, grading and reporting")
     assert terminal.writes == ["duckdb-ndcg: reading, grading and reporting...\n"]
+
+
+# a value each typed flag takes (the others take any text)
+SAMPLES = {"value_grades": "30=1,120=2", "conf": "0.9", "alpha": "0.1", "threshold": "2",
+           "max_grade": "4", "eps": "0.1"}
+
+
+@pytest.mark.parametrize(("command", "macro", "inputs"), [
+    ("evaluate", "ndcg_report", ["shown.csv", "events.csv"]),
+    ("compare", "compare_summary", ["a.csv", "b.csv", "events.csv"]),
+])
+def test_every_flag_of_an_option_reaches_the_call(command: str, macro: str,
+                                                  inputs: list[str]) -> None:
+    """Each flag for an option of the macro, given, is passed on by the option's name (a flag
+    the command parsed and then dropped would be a silent default)."""
+    parser = cli._parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    actions = {flag: a for a in sub.choices[command]._actions for flag in a.option_strings}
+    checked = 0
+    for param in MACROS[macro].params:
+        flag = cli_flag(param.name)
+        if param.default is None or param.name in CLI_LISTS or flag not in actions:
+            continue
+        action = actions[flag]
+        if isinstance(action, argparse._StoreTrueAction):
+            given = [flag]
+        elif action.choices:
+            given = [flag, next(c for c in action.choices if c != action.default)]
+        else:
+            given = [flag, SAMPLES.get(param.name, "3")]
+        args = parser.parse_args([command, *inputs, *given])
+        assert param.name in cli._flag_options(args, macro), flag
+        checked += 1
+    assert checked >= 12
