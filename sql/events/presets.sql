@@ -74,3 +74,30 @@ CASE
               || 'queries: use ndcg_report')
     ELSE _ndcg_preset_row(preset)
 END;
+
+-- _ndcg_preset_events(rankings, events, checked, query_col := NULL, item_col := NULL)
+--   -> TABLE(the columns of events)
+-- The events a preset's report reads (internal): all of them, or for a tool whose ideal holds
+-- the ranked items' grades only (scikit-learn, LightGBM, XGBoost; checked.ranked_ideal) those
+-- of the (query, item) pairs rankings shows. checked is _ndcg_preset(...): computed once in a
+-- one-row MATERIALIZED CTE that every row goes through, so that its errors are raised on every
+-- input, empty ones too (an error() cannot be an option of the report: the engine reads its
+-- options inside COLUMNS lambdas, where it is an unsupported expression).
+-- Example: WITH e AS (SELECT * FROM _ndcg_preset_events('shown', 'events', checked,
+--                                                        query_col := 'query_id'))
+CREATE OR REPLACE MACRO _ndcg_preset_events(rankings, events, checked, query_col := NULL,
+                                            item_col := NULL) AS TABLE
+WITH _ndcg_preset_checked AS MATERIALIZED (
+    SELECT checked AS _ndcg_p
+)
+SELECT * EXCLUDE (_ndcg_pq, _ndcg_pi, _ndcg_p)
+FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_pq,
+             COLUMNS(lambda c: c = item_col) AS _ndcg_pi
+      FROM query_table(events)) AS e
+CROSS JOIN _ndcg_preset_checked
+WHERE NOT _ndcg_p.ranked_ideal
+   OR EXISTS (SELECT 1
+              FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q,
+                           COLUMNS(lambda c: c = item_col) AS _i
+                    FROM query_table(rankings)) AS r
+              WHERE r._q = e._ndcg_pq AND r._i = e._ndcg_pi);

@@ -204,25 +204,12 @@ SELECT * FROM event_measures(
  unknown := 'error', metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
  value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
  rankings_time_col := 'shown_at') AS TABLE (
-WITH _ndcg_preset_checked AS MATERIALIZED (
-    -- the preset and the options given with it, checked once (an error() cannot be an
-    -- option: the engine reads its options inside COLUMNS lambdas)
-    SELECT _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics, false) AS _ndcg_p
-),
-_ndcg_preset_events AS (
-    -- a tool whose ideal holds the ranked items' grades only (scikit-learn, LightGBM,
-    -- XGBoost) reads the events of the shown (query, item) pairs only
-    SELECT * EXCLUDE (_ndcg_pq, _ndcg_pi, _ndcg_p)
-    FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_pq,
-                 COLUMNS(lambda c: c = item_col) AS _ndcg_pi
-          FROM query_table(events)) AS e
-    CROSS JOIN _ndcg_preset_checked
-    WHERE NOT _ndcg_p.ranked_ideal
-       OR EXISTS (SELECT 1
-                  FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q,
-                               COLUMNS(lambda c: c = item_col) AS _i
-                        FROM query_table(rankings)) AS r
-                  WHERE r._q = e._ndcg_pq AND r._i = e._ndcg_pi)
+WITH _ndcg_preset_read AS (
+    -- the preset checked, and the events its report reads
+    SELECT * FROM _ndcg_preset_events(
+        rankings, events, _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics,
+                                       false),
+        query_col := query_col, item_col := item_col)
 )
 -- ndcg and dcg rounded as the tool prints them: Java's Math.round(x * 100) / 100, half up
 -- (x >= 0), as evaluate(preset=) rounds
@@ -233,7 +220,7 @@ SELECT * REPLACE (
     CASE WHEN _ndcg_preset_row(preset).rounding IS NULL THEN dcg
          ELSE round(dcg * power(10, _ndcg_preset_row(preset).rounding))
               / power(10, _ndcg_preset_row(preset).rounding) END AS dcg)
-FROM _ndcg_report_of(rankings, '_ndcg_preset_events', k := k, slice_by := slice_by,
+FROM _ndcg_report_of(rankings, '_ndcg_preset_read', k := k, slice_by := slice_by,
     query_col := query_col, item_col := item_col, position_col := position_col,
     score_col := score_col,
     ties := coalesce(_ndcg_preset_row(preset).ties, ties),
@@ -402,28 +389,15 @@ SELECT * FROM event_measures_summary(
  unknown := 'error', conf := 0.95, metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
  value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
  rankings_time_col := 'shown_at') AS TABLE (
-WITH _ndcg_preset_checked AS MATERIALIZED (
-    -- the preset and the options given with it, checked once (an error() cannot be an
-    -- option: the engine reads its options inside COLUMNS lambdas)
-    SELECT _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics, true) AS _ndcg_p
-),
-_ndcg_preset_events AS (
-    -- a tool whose ideal holds the ranked items' grades only (scikit-learn, LightGBM,
-    -- XGBoost) reads the events of the shown (query, item) pairs only
-    SELECT * EXCLUDE (_ndcg_pq, _ndcg_pi, _ndcg_p)
-    FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_pq,
-                 COLUMNS(lambda c: c = item_col) AS _ndcg_pi
-          FROM query_table(events)) AS e
-    CROSS JOIN _ndcg_preset_checked
-    WHERE NOT _ndcg_p.ranked_ideal
-       OR EXISTS (SELECT 1
-                  FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q,
-                               COLUMNS(lambda c: c = item_col) AS _i
-                        FROM query_table(rankings)) AS r
-                  WHERE r._q = e._ndcg_pq AND r._i = e._ndcg_pi)
+WITH _ndcg_preset_read AS (
+    -- the preset checked, and the events its report reads
+    SELECT * FROM _ndcg_preset_events(
+        rankings, events, _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics,
+                                       true),
+        query_col := query_col, item_col := item_col)
 )
 SELECT *
-FROM _ndcg_summary_of(rankings, '_ndcg_preset_events', k := k, slice_by := slice_by,
+FROM _ndcg_summary_of(rankings, '_ndcg_preset_read', k := k, slice_by := slice_by,
     query_col := query_col, item_col := item_col, position_col := position_col,
     score_col := score_col,
     ties := coalesce(_ndcg_preset_row(preset).ties, ties),
