@@ -86,11 +86,15 @@ def _table(con: duckdb.DuckDBPyConnection, kind: str, select: str) -> str:
     return name
 
 
-def _ga4_shown(con: duckdb.DuckDBPyConnection, export: str, given: Mapping[str, str]) -> str:
+def _ga4_shown(
+    con: duckdb.DuckDBPyConnection, export: str, given: Mapping[str, str]
+) -> tuple[str, str, str]:
     """GA4's shown lists (the rows of ``ga4_rankings`` with ``given``'s options) as a temporary
-    view of ``con``; its name. The searches (one row each, with their query_id, user, session and
-    slices) and what each showed (search number, item, position, time) are two tables the view
-    joins: the 4,000,000 rows of 1,000,000 events are written with 4 columns instead of 9."""
+    view of ``con``: its name, then the names of the two tables it joins. The searches (one row
+    each, with their query_id, user, session and slices) and what each showed (search number,
+    item, position, time): the 4,000,000 rows of 1,000,000 events are written with 4 columns
+    instead of 9, and the attribution reads the two tables (by search number) instead of the
+    view."""
     searches = _table(con, "ga4_searches", f"SELECT * FROM _ndcg_ga4_searches({_value_sql(export)})")
     placed = _table(
         con,
@@ -104,7 +108,7 @@ def _ga4_shown(con: duckdb.DuckDBPyConnection, export: str, given: Mapping[str, 
         "s.search_term, s.device, s.event_date, s.user_id, s.session_id, p.shown_at "
         f"FROM {quoted(placed)} p JOIN {quoted(searches)} s USING (_search)"
     )
-    return name
+    return name, searches, placed
 
 
 def adapted(
@@ -118,7 +122,8 @@ def adapted(
     view's adapter each time). The adapter's work is done once: the shown lists
     (``<source>_rankings``; GA4's as a view over two narrow tables, ``_ga4_shown``), then every
     interaction with its reason, attributed to those shown
-    lists read by name (``_ndcg_<source>_interactions(..., shown := ...)``, not computed again),
+    lists read by name (``_ndcg_<source>_interactions(..., shown := ...)``; GA4's ``searches :=
+    ..., placed := ...``, the view's two tables), not computed again,
     split into the events (reason NULL) and the counts ``unattributed_warning`` reads; the same
     rows as ``<source>_events`` and ``<source>_unattributed``. ``inputs`` are the source's
     tables, files or data frames (``SOURCES``: GA4 one export; UBI queries and events; Algolia
@@ -152,17 +157,20 @@ def adapted(
         checks.insert(0, f"_ndcg_source_options({', '.join(shared)}, {given['position_base']})")
     con.execute(f"SELECT {', '.join(checks)}")
     if source == "ga4":
-        shown = _ga4_shown(con, opened[0].name, given)
+        shown, searches, placed = _ga4_shown(con, opened[0].name, given)
     else:
         shown = _table(con, f"{source}_rankings", f"SELECT * FROM {calls['rankings']}")
     # the internal macro takes the inputs, then the events macro's options by name
     arguments = [_value_sql(s.name) for s in opened]
     arguments += [f"{name} := {value}" for name, value in given.items()]
+    if source == "ga4":  # attributed by search number: the two tables the view joins
+        arguments += [f"searches := {_value_sql(searches)}", f"placed := {_value_sql(placed)}"]
+    else:
+        arguments.append(f"shown := {_value_sql(shown)}")
     interactions = _table(
         con,
         f"{source}_interactions",
-        f"SELECT * FROM _ndcg_{source}_interactions({', '.join(arguments)}, "
-        f"shown := {_value_sql(shown)})",
+        f"SELECT * FROM _ndcg_{source}_interactions({', '.join(arguments)})",
     )
     events = _table(
         con,

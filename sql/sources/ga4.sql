@@ -68,11 +68,12 @@ FROM query_table(tbl)
 --   -> TABLE(_search BIGINT, user_id, session_id, search_us BIGINT, search_term, device,
 --            event_date DATE, query_id)
 -- The searches of a GA4 export (internal): one row per view_search_results of a user and session
--- (the same microsecond once), numbered in the order of user, session and time (_search: the key
--- the shown-list step partitions and joins on, the same in every reading), with its query_id
--- 'user/session/µs' made once.
+-- (the same microsecond once), numbered in the order of user and query_id (_search: the key the
+-- shown-list step partitions and joins on, the same in every reading; within a user, the order
+-- of the query_ids, which the attribution breaks ties by), with its query_id 'user/session/µs'
+-- made once.
 CREATE OR REPLACE MACRO _ndcg_ga4_searches(tbl) AS TABLE
-SELECT row_number() OVER (ORDER BY user_id, session_id, search_us) AS _search, *
+SELECT row_number() OVER (ORDER BY user_id, query_id) AS _search, *
 FROM (
     SELECT user_id, session_id, event_us AS search_us, min(search_term) AS search_term,
            min(device) AS device, min(event_date) AS event_date,
@@ -81,6 +82,16 @@ FROM (
     WHERE event_name = 'view_search_results' AND user_id IS NOT NULL AND session_id IS NOT NULL
     GROUP BY user_id, session_id, event_us
 );
+
+-- _ndcg_ga4_index(raw) -> BIGINT
+-- An item_list_index (text) read as a whole number >= 0 (internal), else NULL ('(not set)', NULL,
+-- empty, or an index the shown-list step refuses): a digits-only index as its BIGINT prints it
+-- (most are) is read without the pattern.
+CREATE OR REPLACE MACRO _ndcg_ga4_index(raw) AS
+CASE WHEN TRY_CAST(raw AS BIGINT) BETWEEN 0 AND 999999999999999999
+          AND TRY_CAST(raw AS BIGINT)::VARCHAR = raw THEN TRY_CAST(raw AS BIGINT)
+     WHEN regexp_full_match(trim(raw), '[0-9]{1,18}') THEN trim(raw)::BIGINT
+END;
 
 -- _ndcg_ga4_placed(tbl, position_base, list_name, searches)
 --   -> TABLE(_search BIGINT, item_id VARCHAR, position BIGINT, shown_at TIMESTAMP)
@@ -105,24 +116,36 @@ _ndcg_searches AS (
 ),
 _ndcg_lists AS (
     -- a list view's items as [item_id, item_list_index] (all a page needs) and their hash,
-    -- numbered (_lid)
-    SELECT *, hash(_content) AS _h
+    -- numbered (_lid), with what its page needs of them (_len, its smallest and largest index,
+    -- whether one is missing), so that only the last step reads the item lists again
+    SELECT *,
+           -- the slow test only for a list with an item not read as a whole number
+           list_count(_index) < _len
+           AND len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
+               > 0 AS _unindexed,
+           list_min(_index) AS _min_index, list_max(_index) AS _max_index
     FROM (
-        SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
-               list_transform(items, lambda x: [x.item_id::VARCHAR, x.item_list_index::VARCHAR])
-                   AS _content
-        FROM _ndcg_ga4_rows(tbl) AS _ndcg_rows
-        WHERE event_name = 'view_item_list' AND len(items) > 0
-          AND user_id IS NOT NULL AND session_id IS NOT NULL
-          AND (list_name IS NULL OR list_name = _ndcg_rows.list_name)
+        SELECT *, hash(_content) AS _h, len(_content) AS _len,
+               list_transform(_content, lambda x: _ndcg_ga4_index(x[2])) AS _index
+        FROM (
+            SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
+                   list_transform(items, lambda x: [x.item_id::VARCHAR,
+                                                    x.item_list_index::VARCHAR]) AS _content
+            FROM _ndcg_ga4_rows(tbl) AS _ndcg_rows
+            WHERE event_name = 'view_item_list' AND len(items) > 0
+              AND user_id IS NOT NULL AND session_id IS NOT NULL
+              AND (list_name IS NULL OR list_name = _ndcg_rows.list_name)
+        )
     )
 ),
 _ndcg_found AS (
     -- each list view's search: the latest of its session at or before it (the same microsecond
     -- included), by an ASOF join of the list views' narrow rows (their items joined after it,
     -- as sorting them with the views cost more)
-    SELECT l._lid, l.event_us, l.user_id, l._h, s._search
-    FROM (SELECT _lid, user_id, session_id, event_us, _h FROM _ndcg_lists) l
+    SELECT l.*, s._search
+    FROM (SELECT _lid, user_id, session_id, event_us, _h, _len, _unindexed, _min_index,
+                 _max_index
+          FROM _ndcg_lists) l
     ASOF JOIN _ndcg_searches s
         ON l.user_id = s.user_id AND l.session_id = s.session_id AND l.event_us >= s.search_us
 ),
@@ -132,40 +155,22 @@ _ndcg_repeated AS (
     SELECT _search, _h FROM _ndcg_found GROUP BY _search, _h HAVING count(*) > 1
 ),
 _ndcg_pages AS (
-    -- each list view of a search; a list view sent twice (same items, same indexes) counts
-    -- once, at its first time (grouped by its items only where its hash repeats in the search:
-    -- grouping every page by its item list cost more), with its user (for the errors below: a
-    -- join to the searches after the items would build its hash table on them). Numbered (_pid,
-    -- its first list view's _lid: what the page's own rows are joined back on after the narrow
-    -- rows below are ordered), with each item's index read once: a whole number >= 0 (else
-    -- NULL: '(not set)', NULL or empty when _unindexed, an error below otherwise)
-    SELECT *,
-           -- the slow test only for a page with an item not read as a whole number
-           list_count(_index) < len(_content)
-           AND len(list_filter(_content, lambda x: x[2] IS NULL OR trim(x[2]) IN ('(not set)', '')))
-               > 0 AS _unindexed
-    FROM (
-        SELECT *,
-               -- a digits-only index as its BIGINT prints it (most are) is read without the pattern
-               list_transform(list_transform(_content, lambda x: {'raw': x[2],
-                                                                  'n': TRY_CAST(x[2] AS BIGINT)}),
-                              lambda x: CASE WHEN x.n BETWEEN 0 AND 999999999999999999
-                                                  AND x.n::VARCHAR = x.raw THEN x.n
-                                             WHEN regexp_full_match(trim(x.raw), '[0-9]{1,18}')
-                                             THEN trim(x.raw)::BIGINT END) AS _index
-        FROM (
-            SELECT f._search, l._content, f.event_us, f._h AS _tie, f.user_id, f._lid AS _pid
-            FROM (SELECT * FROM _ndcg_found f
-                  ANTI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h) f
-            JOIN _ndcg_lists l USING (_lid)
-            UNION ALL
-            SELECT f._search, l._content, min(f.event_us), min(f._h), min(f.user_id), min(f._lid)
-            FROM (SELECT * FROM _ndcg_found f
-                  SEMI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h) f
-            JOIN _ndcg_lists l USING (_lid)
-            GROUP BY f._search, l._content
-        )
-    )
+    -- each list view of a search, narrow (its items stay in _ndcg_lists); a list view sent
+    -- twice (same items, same indexes) counts once, at its first time (grouped by its items
+    -- only where its hash repeats in the search: grouping every page by its item list cost
+    -- more), with its user (for the errors below). Numbered (_pid, its first list view's _lid:
+    -- what the page's items are joined on at the end)
+    SELECT _search, event_us, _h AS _tie, user_id, _lid AS _pid, _len, _unindexed, _min_index,
+           _max_index
+    FROM _ndcg_found f
+    ANTI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h
+    UNION ALL
+    SELECT f._search, min(f.event_us), min(f._h), min(f.user_id), min(f._lid), min(f._len),
+           bool_or(f._unindexed), min(f._min_index), max(f._max_index)
+    FROM (SELECT * FROM _ndcg_found f
+          SEMI JOIN _ndcg_repeated r ON f._search = r._search AND f._h = r._h) f
+    JOIN _ndcg_lists l USING (_lid)
+    GROUP BY f._search, l._content
 ),
 _ndcg_ordered AS (
     -- per page, in one window operator over narrow rows (partitioned by search, ordered by
@@ -173,7 +178,7 @@ _ndcg_ordered AS (
     -- the search's smallest index over its indexed pages (for the base) and the spans of the
     -- earlier pages; a page's span: whether an index is missing (then the page's own order),
     -- its smallest and largest index, its length
-    SELECT _pid, _search, _unindexed, _min_index,
+    SELECT _pid, _search, _unindexed, _min_index, user_id, event_us,
            row_number() OVER (PARTITION BY _search ORDER BY event_us, _tie) AS _page,
            min(CASE WHEN NOT _unindexed THEN _min_index END) OVER (
                PARTITION BY _search ORDER BY event_us, _tie
@@ -182,11 +187,7 @@ _ndcg_ordered AS (
                  'lo': _min_index, 'hi': _max_index, 'len': _len}) OVER (
                PARTITION BY _search ORDER BY event_us, _tie
                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS _earlier
-    FROM (
-        SELECT _pid, _search, event_us, _tie, len(_content) AS _len, _unindexed,
-               list_min(_index) AS _min_index, list_max(_index) AS _max_index
-        FROM _ndcg_pages
-    )
+    FROM _ndcg_pages
 ),
 _ndcg_spans AS (
     -- a page's base (the search's: 'auto' reads a search whose smallest index is 0 as 0-based),
@@ -194,7 +195,7 @@ _ndcg_spans AS (
     -- (a scan over them in order): a page starting past it keeps its positions, one starting
     -- again continues after it (a search's first page: 0; its second: the first's largest,
     -- what the scan gives, as every position is >= 0, without its lambdas)
-    SELECT _pid, _search, _base,
+    SELECT _pid, _search, _base, _unindexed, user_id, event_us,
            CASE WHEN _unindexed THEN 1 ELSE _min_index + 1 - _base END AS _lo,
            CASE
                WHEN _earlier IS NULL THEN 0::BIGINT
@@ -223,6 +224,8 @@ _ndcg_spans AS (
     )
 ),
 _ndcg_items AS (
+    -- each page's items (its first list view's, read again by _lid), each index read as in
+    -- _ndcg_lists
     SELECT *,
            CASE
                WHEN _unindexed THEN _order
@@ -237,12 +240,15 @@ _ndcg_items AS (
                ELSE _on + 1 - _base
            END AS _on_page
     FROM (
-        SELECT o._search, p.user_id, make_timestamp(p.event_us) AS shown_at, p._unindexed,
-               o._lo, o._before, o._base,
-               unnest(p._content)[1] AS item_id, unnest(p._content)[2] AS _raw,
-               unnest(p._index) AS _on, generate_subscripts(p._content, 1) AS _order
-        FROM _ndcg_pages p
-        JOIN _ndcg_spans o USING (_pid)
+        SELECT *, _ndcg_ga4_index(_raw) AS _on
+        FROM (
+            SELECT o._search, o.user_id, make_timestamp(o.event_us) AS shown_at, o._unindexed,
+                   o._lo, o._before, o._base,
+                   unnest(l._content)[1] AS item_id, unnest(l._content)[2] AS _raw,
+                   generate_subscripts(l._content, 1) AS _order
+            FROM _ndcg_spans o
+            JOIN _ndcg_lists l ON l._lid = o._pid
+        )
     )
 )
 SELECT _search, item_id, _on_page + CASE WHEN _lo > _before THEN 0 ELSE _before END AS position,
@@ -266,7 +272,7 @@ FROM _ndcg_ga4_placed(tbl, position_base, list_name, '_ndcg_shown_searches') p
 JOIN _ndcg_shown_searches s USING (_search);
 
 -- _ndcg_ga4_interactions(tbl, attribution := ..., attribution_window := ..., event_types := ...,
---                        position_base := ..., list_name := ..., shown := ...)
+--                        position_base := ..., list_name := ..., searches := ..., placed := ...)
 --   -> TABLE(query_id, item_id, event_type, event_name, event_at TIMESTAMP, user_id, session_id,
 --            value DOUBLE, position BIGINT, shown_at TIMESTAMP, reason VARCHAR)
 -- Every item of every GA4 event that carries items, other than the showings (view_search_results,
@@ -277,21 +283,35 @@ JOIN _ndcg_shown_searches s USING (_search);
 -- reason: 'unknown event' (event_types does not name the event), 'no item' (item_id NULL or
 -- empty), 'no user' (user_pseudo_id NULL), 'never shown' (no search showed the item to the user
 -- before), 'outside the window' (shown before, never within the window); NULL: attributed.
--- shown: NULL computes the shown lists; a table's name reads them from it instead
--- (ga4_rankings with the same options, made once: what evaluate(source=...) passes).
+-- searches, placed: NULL computes the searches (_ndcg_ga4_searches) and what each showed
+-- (_ndcg_ga4_placed); tables' names read them from those instead (made once by
+-- evaluate(source='ga4'), with the same options; placed numbered by those searches).
+-- The showings are attributed by search number, not query_id (a number sorts narrower than the
+-- text): searches are numbered in the order of user and query_id, so at equal times the earlier
+-- number of a user is the earlier query_id, the order _ndcg_attributed breaks ties by.
 CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution := NULL, attribution_window := NULL,
                                                event_types := NULL, position_base := NULL,
-                                               list_name := NULL, shown := NULL) AS TABLE
+                                               list_name := NULL, searches := NULL,
+                                               placed := NULL) AS TABLE
 WITH _ndcg_options AS (
     SELECT _ndcg_ga4_types(event_types) AS _types
 ),
-_ndcg_computed_shown AS (
-    SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name)
+_ndcg_interactions_searches AS MATERIALIZED (
+    SELECT * FROM _ndcg_ga4_searches(tbl)
 ),
-_ndcg_shown AS (
-    -- the shown lists: the table named by `shown` (evaluate() passes the ga4_rankings it
-    -- made, so they are computed once), else computed here
-    SELECT * FROM query_table(coalesce(shown, '_ndcg_computed_shown'))
+_ndcg_searches AS (
+    SELECT _search, user_id, query_id
+    FROM query_table(coalesce(searches, '_ndcg_interactions_searches'))
+),
+_ndcg_computed_placed AS (
+    SELECT * FROM _ndcg_ga4_placed(tbl, position_base, list_name,
+                                   coalesce(searches, '_ndcg_interactions_searches'))
+),
+_ndcg_showings AS (
+    -- what each search showed, its search number standing for its query_id
+    SELECT s.user_id, p.item_id, p.shown_at, p._search AS query_id, p.position
+    FROM query_table(coalesce(placed, '_ndcg_computed_placed')) p
+    JOIN _ndcg_searches s USING (_search)
 ),
 _ndcg_acts AS (
     SELECT row_number() OVER () AS _row, event_name, event_at, user_id, session_id,
@@ -311,33 +331,27 @@ _ndcg_identities AS (
 ),
 _ndcg_matched AS (
     -- the latest showing of the item to the user, and the earliest within the window
-    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_shown', attribution := attribution)
-),
-_ndcg_first AS (
-    SELECT a.*, m._last.q AS _last_query, m._last.p AS _last_position, m._last.t AS _last_at,
-           m._first.q AS _first_query, m._first.p AS _first_position, m._first.t AS _first_at
-    FROM _ndcg_acts a LEFT JOIN _ndcg_matched m USING (_row)
+    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_showings', attribution := attribution)
 ),
 _ndcg_reasoned AS (
-    SELECT *,
+    SELECT a.*, m._last.t AS _last_at,
            CASE
                WHEN event_type IS NULL THEN 'unknown event'
                WHEN item_id IS NULL THEN 'no item'
                WHEN user_id IS NULL THEN 'no user'
-               WHEN _last_at IS NULL THEN 'never shown'
-               WHEN _last_at < _from THEN 'outside the window'
-           END AS reason
-    FROM _ndcg_first
+               WHEN m._last.t IS NULL THEN 'never shown'
+               WHEN m._last.t < _from THEN 'outside the window'
+           END AS reason,
+           CASE WHEN attribution = 'first' THEN m._first ELSE m._last END AS _chosen
+    FROM _ndcg_acts a LEFT JOIN _ndcg_matched m USING (_row)
 )
-SELECT CASE WHEN reason IS NOT NULL THEN NULL
-            WHEN attribution = 'first' THEN _first_query ELSE _last_query END AS query_id,
-       item_id, event_type, event_name, event_at, user_id, session_id, value,
-       CASE WHEN reason IS NOT NULL THEN NULL
-            WHEN attribution = 'first' THEN _first_position ELSE _last_position END AS position,
-       CASE WHEN reason IS NOT NULL THEN NULL
-            WHEN attribution = 'first' THEN _first_at ELSE _last_at END AS shown_at,
+SELECT CASE WHEN reason IS NULL THEN s.query_id END AS query_id,
+       item_id, event_type, event_name, event_at, r.user_id, session_id, value,
+       CASE WHEN reason IS NULL THEN _chosen.p END AS position,
+       CASE WHEN reason IS NULL THEN _chosen.t END AS shown_at,
        reason
-FROM _ndcg_reasoned;
+FROM _ndcg_reasoned r
+LEFT JOIN _ndcg_searches s ON s._search = CASE WHEN r.reason IS NULL THEN r._chosen.q END;
 
 -- ga4_rankings(tbl, position_base := 'auto', list_name := NULL)
 --   -> TABLE(query_id VARCHAR, item_id VARCHAR, position BIGINT, search_term VARCHAR,
@@ -414,7 +428,8 @@ SELECT * FROM (
 SELECT * EXCLUDE (reason)
 FROM _ndcg_ga4_interactions(tbl, attribution := attribution,
                             attribution_window := attribution_window, event_types := event_types,
-                            position_base := position_base, list_name := list_name, shown := NULL)
+                            position_base := position_base, list_name := list_name, searches := NULL,
+                            placed := NULL)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -444,7 +459,8 @@ SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
 FROM _ndcg_ga4_interactions(tbl, attribution := attribution,
                             attribution_window := attribution_window, event_types := event_types,
-                            position_base := position_base, list_name := list_name, shown := NULL)
+                            position_base := position_base, list_name := list_name, searches := NULL,
+                            placed := NULL)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)

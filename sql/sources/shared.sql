@@ -59,16 +59,19 @@ coalesce(TRY_CAST(attribution_window AS INTERVAL),
 -- was shown to them 40,000 times took 65 s, the windows 0.09 s
 -- (benchmarks/results/design_timings.md).
 CREATE OR REPLACE MACRO _ndcg_attributed(acts, shown, attribution := NULL) AS TABLE
-WITH _ndcg_showings AS (
-    SELECT user_id AS _who, item_id, shown_at AS _t, query_id AS _q, position AS _p,
-           {'t': shown_at, 'q': query_id, 'p': position} AS _showing
-    FROM query_table(shown)
-    WHERE user_id IS NOT NULL AND item_id IS NOT NULL AND shown_at IS NOT NULL
-),
-_ndcg_acting AS (
+WITH _ndcg_acting AS (
     SELECT _row, _who, item_id, event_at, _from
     FROM query_table(acts)
     WHERE _who IS NOT NULL AND item_id IS NOT NULL AND event_at IS NOT NULL
+),
+_ndcg_showings AS (
+    -- only the showings of a (user, item) that has an interaction: the others fall in a window
+    -- partition no interaction reads (a hash semi-join, so the sort below holds fewer rows)
+    SELECT s.user_id AS _who, s.item_id, s.shown_at AS _t, s.query_id AS _q, s.position AS _p,
+           {'t': s.shown_at, 'q': s.query_id, 'p': s.position} AS _showing
+    FROM query_table(shown) s
+    SEMI JOIN _ndcg_acting a ON s.user_id = a._who AND s.item_id = a.item_id
+    WHERE s.user_id IS NOT NULL AND s.item_id IS NOT NULL AND s.shown_at IS NOT NULL
 ),
 _ndcg_latest AS (
     -- each interaction takes the last showing before it: at equal times the showing comes first
