@@ -128,10 +128,10 @@ def evaluate(
     family: ``'nDCG@10 P(rel=2)@5 RR Judged@10'``, ``'ndcg_cut.5,10'``, ``'map@100'``
     (``parse_measures`` reads them): ``ndcg_report(..., measures := ...)``, whose rows are
     ``event_measures``' long format (query, slices, measure, value), and the summary
-    ``event_measures_summary``'s (slices, measure, value, queries); each measure names its own cutoff, relevance level and gains, so
-    ``k``, ``metrics``, ``threshold``, ``max_grade``, ``log_base``, ``empty_ideal``, a gain
-    other than 'linear' or 'value', ``duplicates='allow'`` and ``preset`` given with it are an
-    error. Example: ``evaluate("shown.parquet", "events.parquet", measures="nDCG@10 MAP")``.
+    ``event_measures_summary``'s (slices, measure, value, queries); each measure names its own
+    cutoff, relevance level and gains, so ``k``, ``metrics``, ``threshold``, ``max_grade``,
+    ``log_base``, ``empty_ideal``, a gain other than 'linear' or 'value', ``duplicates='allow'``
+    and ``preset`` given with it are an error. Example: ``evaluate("shown.parquet", "events.parquet", measures="nDCG@10 MAP")``.
     """
     choice("shape", shape, _SHAPES)
     if measures is not None:
