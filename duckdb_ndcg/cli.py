@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import math
 import os
 import re
@@ -22,13 +23,12 @@ import duckdb
 
 from duckdb_ndcg import __version__, chart, demo, trec
 from duckdb_ndcg.clicks import click_grades
-from duckdb_ndcg.compare import CORRECTIONS, MISSING, QUERY_SETS, TESTS, compare, verdict
+from duckdb_ndcg.compare import compare, verdict
 from duckdb_ndcg.conventions import (
     AP_DENOMINATOR,
     ATTRIBUTION,
     CLI_LISTS,
     CLI_SWITCHES,
-    COLLAPSE,
     DEFAULT_EVENT_GRADES,
     GAIN,
     MACROS,
@@ -71,28 +71,29 @@ _NUMBERS |= {"uinteger", "ubigint", "uhugeint", "float", "double", "decimal"}
 
 # How the SQL macros and evaluate() name a setting, and the flag saying the same in this CLI
 # (conventions.cli_flag: ``query_col`` is ``--query-col``; CLI_SWITCHES: ``unknown := 'ignore'``
-# is ``--ignore-unknown``): every message from those layers is reworded (see _cli_wording).
-_REWORDED = (
-    "query_col", "item_col", "position_col", "score_col", "event_col", "time_col", "slice_by",
-    "tie_key", "full_ideal", "mapping", "collapse", "ties", "gain", "k", "max_grade", "metrics",
-    "threshold", "denominator", "p", "empty_ideal", "value_col", "value_grades", "bucket",
-    "start", "stop", "rankings_time_col",
-    # grades (click_grades)
-    "model", "session_col", "click_col", "action_col", "start_date", "end_date", "max_rank",
-    "bins", "min_impressions",
-    # ips (ips_estimate)
-    "estimator", "clip", "propensity_col", "probability_col", "ci", "resamples", "seed", "conf",
-)  # fmt: skip
-_FLAGS = {name: cli_flag(name) for name in _REWORDED}
+# is ``--ignore-unknown``): every message from those layers is reworded (see _cli_wording)
 _SWITCHES = {(name, value): flag for name, (flag, value) in CLI_SWITCHES.items()}
 _SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown := 'ignore'
-_PARAMETER = re.compile(
-    r"(?<![\w'\"-])(" + "|".join(n for n in _FLAGS if "_" in n) + r")(?:\[\d+\])?(?![\w'\"])"
-)
-# a message that starts with a one-word setting's name ("k must be ..."), or "... in mapping"
-_SUBJECT = re.compile(
-    r"^(" + "|".join(n for n in _FLAGS if "_" not in n) + r")(?= )|(?<=\bin )(mapping)\b"
-)
+
+
+@functools.cache
+def _reworded() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str]]:
+    """The options this CLI rewords in a message: every option of the conventions table that has
+    a flag in one of its commands, by name, with that flag; then the pattern of a name with an
+    underscore anywhere (``query_col``, ``slice_by[2]``), and that of a message whose subject is
+    a one-word option ("k must be ...", "... in mapping")."""
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    flags = {flag for command in sub.choices.values() for action in command._actions
+             for flag in action.option_strings}
+    names = {p.name: cli_flag(p.name) for m in MACROS.values() for p in m.params
+             if p.default is not None and cli_flag(p.name) in flags}
+    parameter = re.compile(
+        r"(?<![\w'\"-])(" + "|".join(sorted(n for n in names if "_" in n)) + r")(?:\[\d+\])?(?![\w'\"])"
+    )
+    subject = re.compile(
+        r"^(" + "|".join(sorted(n for n in names if "_" not in n)) + r")(?= )|(?<=\bin )(mapping)\b"
+    )
+    return names, parameter, subject
 
 
 # Exit codes: 0 done; 2 the command line is wrong (an unknown flag or value, a bad combination, an
@@ -138,15 +139,17 @@ def _cli_wording(message: str) -> str:
     ``unknown := 'ignore'``; ``(--query-col)``, not ``(query_col)``."""
     message = message.split("duckdb_ndcg: ", 1)[-1]  # ours: drop DuckDB's "Invalid Input Error: "
 
+    flags, parameter, subject = _reworded()
+
     def setting(match: re.Match[str]) -> str:
         name, value = match[1], match[2].strip("'")
         if (name, value) in _SWITCHES:
             return _SWITCHES[name, value]
-        return f"{_FLAGS[name]} {value}" if name in _FLAGS else match[0]
+        return f"{flags[name]} {value}" if name in flags else match[0]
 
     message = _SETTING.sub(setting, message)
-    message = _PARAMETER.sub(lambda match: _FLAGS[match[1]], message)
-    return _SUBJECT.sub(lambda match: _FLAGS[match[1] or match[2]], message)
+    message = parameter.sub(lambda match: flags[match[1]], message)
+    return subject.sub(lambda match: flags[match[1] or match[2]], message)
 
 
 def _cutoffs(text: str) -> list[int]:
@@ -254,6 +257,122 @@ def _number(text: str) -> int | float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
+# The help of each option flag of evaluate and compare (their macros' options, the conventions
+# table): what the option does; its choices, default and flag come from the table (_table_flags)
+_REPORT_HELP = {
+    "k": "cutoff(s), e.g. 1,5,10",
+    "slice_by": "comma-separated columns of the rankings (or of events, per query)",
+    "query_col": "query column",
+    "item_col": "item column",
+    "position_col": "position column, 1 = first",
+    "score_col": "rank by this score (higher first) instead of position",
+    "ties": "equal positions/scores: average their gains, or break them by item (key)",
+    "gain": "gain of a grade: the grade (linear) or 2^grade - 1 (exponential)",
+    "duplicates": "score repeated impressions",
+    "event_col": "event column",
+    "mapping": "a .csv/.parquet file (event type, grade) replacing the default",
+    "collapse": "grade of an item with several events: the best (max), the sum, or the last "
+                "(--time-col)",
+    "time_col": "timestamp column of events (for --collapse last)",
+    "unknown": "drop unknown event types",
+    "metrics": "comma-separated metrics beside ndcg, each a column: "
+               + ", ".join(REPORT_METRICS.choices[1:]),
+    "threshold": "grade >= threshold is relevant for the --metrics family",
+    "max_grade": "err's scale: 'mapping' (the mapping's largest grade) or a number",
+    "value_col": "numeric value column of events for --value-grades (as the --source adapters "
+                 "write it)",
+    "value_grades": "grade events by their value: 30=1,120=2 gives a value >= 30 grade 1, >= 120 "
+                    "grade 2, below 30 grade 0 (events of types the mapping grades above 0; "
+                    "default: grades by event type)",
+    "bucket": "a slice column bucket per query time: day, week or an interval such as '6 hours' "
+              "(with --chart and no --slice-by: the trend over the buckets)",
+    "start": "only queries shown at or after this date or time",
+    "stop": "only queries shown before this date or time",
+    "rankings_time_col": "time column of rankings for --bucket, --start, --stop; a query's time "
+                         "is its earliest",
+    # compare
+    "test": "significance test",
+    "conf": "interval level",
+    "correction": "multiple-testing correction across rows",
+    "alpha": "level of reject",
+    "query_set": "queries compared: shown by both rankers, either, a or b",
+    "missing": "a query one ranker did not show: NDCG 0 for it (zero) or error",
+    "resamples": "resamples of --test randomization",
+    "seed": "seed of --test randomization",
+}
+# how a flag's text is read (_FLAG_TEXT)
+_REPORT_KINDS = {"k": _cutoffs, "metrics": _metrics, "threshold": _number,
+                 "max_grade": _max_grade, "value_grades": _value_grades, "conf": _unit,
+                 "alpha": _unit, "resamples": _positive, "seed": int}
+_METAVARS = {"metrics": "NAMES", "value_grades": "T=G,..."}
+
+
+def _sql_default_text(sql: str) -> str | None:
+    """A conventions default (SQL text) as written on a command line: 'coec' -> coec, [5, 10]
+    -> 5,10, 0.95 -> 0.95; NULL and the empty list -> None."""
+    text = re.sub(r"::[A-Z\[\]]+$", "", sql)  # []::VARCHAR[] -> []
+    if text.startswith("["):
+        text = ",".join(part.strip() for part in text[1:-1].split(",") if part.strip())
+    text = ",".join(part.strip("'") for part in text.split(",")) if text else text
+    return None if text in ("NULL", "") else text
+
+
+def _flag_default(macro: str, param: Param) -> object:
+    """The value of an option's flag when it is not given: the table's default read as the flag
+    reads text (``--k``'s 10 is [10]; ``--conf``'s 0.95 a float); a switch's is False."""
+    if param.name in CLI_SWITCHES:
+        return False
+    text = _sql_default_text(param.default or "NULL")
+    kind = _FLAG_TEXT[macro][1].get(param.name, str)
+    return "" if param.name == "slice_by" else None if text is None else kind(text)
+
+
+def _table_flags(parser: argparse.ArgumentParser, macro: str, skip: Sequence[str] = ()) -> None:
+    """A flag for every option of ``macro`` (the conventions table) but ``skip``: its name
+    (``cli_flag``: ``--query-col``; a switch for CLI_SWITCHES), its choices, its default
+    (``_flag_default``) and its help (``_FLAG_TEXT``: what it does, then the table's default).
+    A table option without a help line is a KeyError here, so the CLI cannot drift from the
+    table. Example: ``_table_flags(ev, "ndcg_report", skip=("log_base", "empty_ideal"))``."""
+    helps, kinds = _FLAG_TEXT[macro]
+    for param in MACROS[macro].params:
+        if param.default is None or param.name in skip:
+            continue
+        help_text = helps[param.name]
+        if param.name in CLI_SWITCHES:
+            parser.add_argument(cli_flag(param.name), action="store_true", help=help_text)
+            continue
+        text = _sql_default_text(param.default)
+        options: dict[str, object] = {
+            "type": kinds.get(param.name, str),
+            "default": _flag_default(macro, param),
+            "help": help_text + (f" (default {text})" if text is not None else ""),
+        }
+        if param.name == "metrics":  # a list of choices, checked after the comma split
+            options["choices"] = _METRIC_NAMES
+        elif param.choices:
+            options["choices"] = param.choices
+        if param.name in _METAVARS:
+            options["metavar"] = _METAVARS[param.name]
+        parser.add_argument(cli_flag(param.name), **options)  # type: ignore[arg-type]
+
+
+def _given_flags(args: argparse.Namespace, macro: str) -> list[str]:
+    """The flags of ``macro``'s options (the conventions table) that the command line set to
+    another value than the table's default, in the table's order: ``["--k", "--threshold"]``."""
+    given = []
+    for param in MACROS[macro].params:
+        if param.default is None or not hasattr(args, _dest(param.name)):
+            continue
+        if getattr(args, _dest(param.name)) != _flag_default(macro, param):
+            given.append(cli_flag(param.name))
+    return given
+
+
+def _dest(name: str) -> str:
+    """The argparse attribute of an option's flag: ``--ignore-unknown`` is ``ignore_unknown``."""
+    return cli_flag(name)[2:].replace("-", "_")
+
+
 def _grades() -> str:
     names: dict[int, list[str]] = {}
     for event, grade in DEFAULT_EVENT_GRADES.items():
@@ -313,22 +432,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         help="--source: positions in the export start at 0 or 1 (default auto)",
     )
     ev.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
-    ev.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 1,5,10 (default 10)")
-    ev.add_argument(
-        "--slice-by",
-        default="",
-        help="comma-separated columns of rankings (or of events, per query)",
-    )
     ev.add_argument("--summary", action="store_true", help="mean per slice and k, not per query")
-    ev.add_argument(
-        "--metrics",
-        type=_metrics,
-        choices=_METRIC_NAMES,
-        metavar="NAMES",
-        help="comma-separated metrics beside ndcg, each a column: "
-        + ", ".join(REPORT_METRICS.choices[1:])
-        + " (default ndcg)",
-    )
     ev.add_argument(
         "--preset",
         choices=list(PRESETS),
@@ -343,74 +447,7 @@ an item's grade is its best event (--collapse). Default cutoff: --k 10.""",
         "('nDCG@10 P(rel=2)@5 RR'), trec_eval ('ndcg_cut.5,10') or ranx ('map@100'); output "
         "(slices, query, measure, value), with --summary (slices, measure, queries, value)",
     )
-    ev.add_argument(
-        "--threshold",
-        type=_number,
-        help="grade >= threshold is relevant for the --metrics family (default 1)",
-    )
-    ev.add_argument(
-        "--max-grade",
-        type=_max_grade,
-        help="err's scale: 'mapping' (default: the mapping's largest grade) or a number",
-    )
-    ev.add_argument("--query-col", default="query_id", help="query column (default query_id)")
-    ev.add_argument("--item-col", default="item_id", help="item column (default item_id)")
-    ev.add_argument(
-        "--position-col", default="position", help="position column, 1 = first (default position)"
-    )
-    ev.add_argument("--score-col", help="rank by this score (higher first) instead of position")
-    ev.add_argument(
-        "--ties",
-        default=_default(TIES),
-        choices=TIES.choices,
-        help="equal positions/scores: average their gains (default), or break them by item",
-    )
-    ev.add_argument(
-        "--gain",
-        default=_default(GAIN),
-        choices=GAIN.choices,
-        help="gain of a grade: the grade (default) or 2^grade - 1",
-    )
-    ev.add_argument("--event-col", default="event_type", help="event column (default event_type)")
-    ev.add_argument(
-        "--mapping", help="a .csv/.parquet file (event type, grade) replacing the default"
-    )
-    ev.add_argument(
-        "--collapse",
-        default=_default(COLLAPSE),
-        choices=COLLAPSE.choices,
-        help="grade of an item with several events: best (default), sum, or last (--time-col)",
-    )
-    ev.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
-    ev.add_argument(
-        cli_flag("value_grades"),
-        type=_value_grades,
-        metavar="T=G,...",
-        help="grade events by their value: 30=1,120=2 gives a value >= 30 grade 1, >= 120 "
-        "grade 2, below 30 grade 0 (events of types the mapping grades above 0; "
-        "default: grades by event type)",
-    )
-    ev.add_argument(
-        cli_flag("value_col"),
-        default="value",
-        help="numeric value column of events for --value-grades (default value, as the "
-        "--source adapters write it)",
-    )
-    ev.add_argument(
-        cli_flag("bucket"),
-        help="a slice column bucket per query time: day, week or an interval such as '6 hours' "
-        "(with --chart and no --slice-by: the trend over the buckets)",
-    )
-    ev.add_argument(cli_flag("start"), help="only queries shown at or after this date or time")
-    ev.add_argument(cli_flag("stop"), help="only queries shown before this date or time")
-    ev.add_argument(
-        cli_flag("rankings_time_col"),
-        default="shown_at",
-        help="time column of rankings for --bucket, --start, --stop (default shown_at); a "
-        "query's time is its earliest",
-    )
-    ev.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
-    ev.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
+    _table_flags(ev, "ndcg_report", skip=("log_base", "empty_ideal"))
     ev.add_argument(
         "--memory-limit",
         help="DuckDB's memory_limit for this run, e.g. 2GB (default: DuckDB's, 80%% of RAM)",
@@ -776,14 +813,7 @@ def _evaluate(args: argparse.Namespace) -> None:
     if args.measures is not None:
         _evaluate_measures(args, output, sourced)
         return
-    if args.metrics or args.threshold is not None or args.max_grade is not None:
-        _arguments_only(
-            lambda: checked_metrics(
-                args.metrics or ["ndcg"],
-                1 if args.threshold is None else args.threshold,
-                "mapping" if args.max_grade is None else args.max_grade,
-            )
-        )
+    _arguments_only(lambda: checked_metrics(args.metrics, args.threshold, args.max_grade))
     page = args.chart and _target(args.chart, "--chart", _CHARTS, inputs)
     if page:
         _target(str(page.with_suffix(".svg")), "--chart", (".svg",), inputs)
@@ -806,12 +836,11 @@ def _evaluate(args: argparse.Namespace) -> None:
               **_flag_options(args, "ndcg_report")}
     # --bucket adds the slice column bucket, after the --slice-by columns
     shown_slices = [*slices, "bucket"] if args.bucket else slices
-    family = {"metrics": args.metrics} if args.metrics is not None else {}
     # the judged share is checked in every run: a report computes judged_at_k for the warning
     # and drops the column unless --metrics names it
-    asked = family.get("metrics", ["ndcg"])
-    if not args.summary and "judged_at_k" not in asked:
-        family["metrics"] = [*asked, "judged_at_k"]
+    asked = args.metrics
+    family = {"metrics": asked if args.summary or "judged_at_k" in asked
+              else [*asked, "judged_at_k"]}
     # a per-query report with a chart is computed once, at every k the chart draws (1..max k):
     # the output is its rows at --k, the chart reads them all (a summary's chart reads a
     # per-query report of its own)
@@ -878,12 +907,7 @@ def _evaluate_measures(
     """evaluate --measures: every (slice, query) of the event log judged as the report judges it
     and scored on each measure (event_measures), or their means per slice with --summary
     (event_measures_summary)."""
-    given = [flag for flag, value in (("--metrics", args.metrics), ("--chart", args.chart),
-                                       ("--threshold", args.threshold),
-                                       ("--max-grade", args.max_grade),
-                                       ("--k", args.k != [10] or None),
-                                       ("--allow-duplicates", args.allow_duplicates or None))
-             if value is not None]
+    given = _unread_with_measures(args, "ndcg_report") + ["--chart"] * bool(args.chart)
     if given:
         raise UsageError(f"--measures names cutoffs, levels and gains itself: drop {given[0]}")
     if args.preset is not None:
@@ -905,12 +929,7 @@ def _evaluate_measures(
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
         evaluate(
             args.rankings, args.events, con=con, slice_by=slices, **sourced,
-            query_col=args.query_col, item_col=args.item_col, position_col=args.position_col,
-            score_col=args.score_col, ties=args.ties, gain=args.gain, event_col=args.event_col,
-            mapping=args.mapping, collapse=args.collapse, time_col=args.time_col,
-            unknown="ignore" if args.ignore_unknown else "error", value_col=args.value_col,
-            value_grades=args.value_grades, bucket=args.bucket, start=args.start,
-            stop=args.stop, rankings_time_col=args.rankings_time_col, measures=args.measures,
+            **_flag_options(args, "ndcg_report"), measures=args.measures,
             shape="summary" if args.summary else "report",
         ).to_table("_ndcg_result")
     if output:
@@ -972,43 +991,11 @@ half of the queries (an A/B test: each query served by one arm) are an error unl
     cmp.add_argument("rankings_b", help="ranker B: a .parquet/.csv file, a table of --db, or -")
     cmp.add_argument("events", help="events: a .parquet/.csv file, a table of --db, or - (stdin)")
     cmp.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
-    cmp.add_argument("--k", type=_cutoffs, default=[10], help="cutoff(s), e.g. 5,10 (default 10)")
-    cmp.add_argument(
-        "--slice-by",
-        default="",
-        help="comma-separated columns of the rankings (or of events, per query)",
-    )
-    cmp.add_argument("--test", default="t", choices=TESTS, help="significance test (default t)")
-    cmp.add_argument("--conf", type=_unit, default=0.95, help="interval level (default 0.95)")
-    cmp.add_argument("--correction", default="holm", choices=CORRECTIONS,
-                     help="multiple-testing correction across rows (default holm)")
-    cmp.add_argument("--alpha", type=_unit, default=0.05, help="level of reject (default 0.05)")
-    cmp.add_argument("--query-set", default="both", choices=QUERY_SETS,
-                     help="queries compared: shown by both rankers (default), either, a or b")
-    cmp.add_argument("--missing", default="zero", choices=MISSING,
-                     help="a query one ranker did not show: NDCG 0 for it (default) or error")
     cmp.add_argument("--unpaired", action="store_true",
                      help="an A/B test (each query served by one arm): Welch's unpaired t-test "
                           "of each ranker's own queries (ab_summary) instead of a paired test; "
                           "needed when the rankers share fewer than half of the queries")
-    cmp.add_argument("--resamples", type=_positive, default=10000,
-                     help="resamples of --test randomization (default 10000)")
-    cmp.add_argument("--seed", type=int, default=42, help="seed of --test randomization")
-    for name, default in (("query", "query_id"), ("item", "item_id"), ("event", "event_type")):
-        cmp.add_argument(f"--{name}-col", default=default, help=f"{name} column (default {default})")
-    cmp.add_argument("--position-col", default="position",
-                     help="position column, 1 = first (default position)")
-    cmp.add_argument("--score-col", help="rank by this score (higher first) instead of position")
-    cmp.add_argument("--ties", default=_default(TIES), choices=TIES.choices,
-                     help="equal positions/scores: average their gains (default), or by item")
-    cmp.add_argument("--gain", default=_default(GAIN), choices=GAIN.choices,
-                     help="gain of a grade: the grade (default) or 2^grade - 1")
-    cmp.add_argument("--mapping", help="a .csv/.parquet file (event type, grade)")
-    cmp.add_argument("--collapse", default=_default(COLLAPSE), choices=COLLAPSE.choices,
-                     help="grade of an item with several events: best (default), sum, last")
-    cmp.add_argument("--time-col", help="timestamp column of events (for --collapse last)")
-    cmp.add_argument("--ignore-unknown", action="store_true", help="drop unknown event types")
-    cmp.add_argument("--allow-duplicates", action="store_true", help="score repeated impressions")
+    _table_flags(cmp, "compare_summary", skip=("eps", "log_base", "empty_ideal"))
     cmp.add_argument("--output", help="write the summary table to a .csv, .json or .parquet "
                      "file, or - for stdout (then no verdict lines)")
     cmp.add_argument("--format", choices=_STDOUT_FORMATS,
@@ -1041,14 +1028,11 @@ def _compare(args: argparse.Namespace) -> None:
     if args.measures is not None:
         if args.chart:
             raise UsageError("--chart draws NDCG@k, not --measures: drop one")
-        unpaired = args.unpaired or None  # a flag: only given is a conflict
-        for flag, given in (("--k", args.k != [10] or None), ("--query-set", args.query_set
-                            != "both" or None), ("--missing", args.missing != "zero" or None),
-                            ("--unpaired", unpaired),
-                            ("--allow-duplicates", args.allow_duplicates or None)):
-            if given is not None:
-                raise UsageError(f"--measures compares the queries both rankers showed, each "
-                                 f"measure at its own cutoff: drop {flag}")
+        given = _unread_with_measures(args, "compare_summary")
+        given += ["--unpaired"] * args.unpaired
+        if given:
+            raise UsageError(f"--measures compares the queries both rankers showed, each "
+                             f"measure at its own cutoff: drop {given[0]}")
         _arguments_only(lambda: checked_measures(args.measures, gain=args.gain))
     con = _connect()
     if args.db:
@@ -1405,19 +1389,19 @@ def _trec(args: argparse.Namespace) -> None:
 # --- grades: click_grades over an impression/click log; its flags come from the conventions
 # table (names, defaults, choices), only the help text is written here
 _GRADES_HELP = {
-    "model": "click model (default coec: OpenSearch SRW's COEC; the others PyClick's)",
-    "query_col": "query column (default query_id)",
-    "item_col": "item column (default item_id)",
-    "position_col": "position column, whole numbers >= 0 (default position)",
+    "model": "click model: coec is OpenSearch SRW's COEC, the others PyClick's",
+    "query_col": "query column",
+    "item_col": "item column",
+    "position_col": "position column, whole numbers >= 0",
     "session_col": "column naming one search, a page of results (cascade, sdbn, pbm need it)",
-    "click_col": "flag form: the click column, true/1 or false/0 (default click)",
+    "click_col": "flag form: the click column, true/1 or false/0",
     "action_col": "event form: the action column ('impression' or 'click' a row)",
     "time_col": "date or timestamp column, for --start-date/--end-date",
     "start_date": "first day read (with --time-col)",
     "end_date": "last day read (with --time-col)",
-    "max_rank": "rows at a higher position are left out (default 20)",
+    "max_rank": "rows at a higher position are left out",
     "bins": "ascending thresholds making whole grades, e.g. 0.5,1,2 (default: the number)",
-    "min_impressions": "leave out pairs with fewer impressions (default 0)",
+    "min_impressions": "leave out pairs with fewer impressions",
 }
 
 
@@ -1430,13 +1414,6 @@ def _thresholds(text: str) -> list[float]:
     if not all(map(math.isfinite, found)) or found != sorted(found):
         raise argparse.ArgumentTypeError(f"thresholds must be finite and ascending, got {text!r}")
     return found
-
-
-def _python_default(sql: str) -> object:
-    """A conventions default (SQL text) as the CLI's value: 'coec' -> coec, NULL -> None."""
-    if sql == "NULL":
-        return None
-    return sql.strip("'") if sql.startswith("'") else int(sql)
 
 
 def _grades_parser(sub: argparse._SubParsersAction) -> None:
@@ -1455,17 +1432,7 @@ the log, one of two forms:
     )
     gr.add_argument("events", help="the log: a .parquet/.csv file, a table of --db, or -")
     gr.add_argument("--db", help="a .duckdb file holding the table (opened read-only)")
-    kinds = {"max_rank": int, "min_impressions": int, "bins": _thresholds}
-    for param in MACROS["click_grades"].params:
-        if param.default is None:
-            continue
-        gr.add_argument(
-            cli_flag(param.name),
-            default=_python_default(param.default),
-            type=kinds.get(param.name, str),
-            choices=param.choices or None,
-            help=_GRADES_HELP[param.name],
-        )
+    _table_flags(gr, "click_grades")
     gr.add_argument(
         "--output", help="write the result to a .csv, .json or .parquet file, or - for stdout"
     )
@@ -1531,20 +1498,19 @@ def _click_grades(args: argparse.Namespace) -> None:
 # table, only the help text written here
 _IPS_HELP = {
     "estimator": "ips: Σ click × w / rows; snips: Σ click × w / Σ w; clipped: weights capped "
-                 "at --clip (w = new probability / logged propensity; default ips)",
+                 "at --clip (w = new probability / logged propensity)",
     "clip": "the largest weight of --estimator clipped (a number > 0)",
-    "item_col": "item column of both files (default item_id)",
-    "position_col": "position column of both files (default position)",
-    "click_col": "click column of the log, true/1 or false/0 (default click)",
-    "propensity_col": "the logging policy's probability of each logged row, in (0, 1] "
-                      "(default propensity_score)",
+    "item_col": "item column of both files",
+    "position_col": "position column of both files",
+    "click_col": "click column of the log, true/1 or false/0",
+    "propensity_col": "the logging policy's probability of each logged row, in (0, 1]",
     "probability_col": "the new policy's probability of an (item, position), in [0, 1], "
-                       "summing to at most 1 per position (default probability)",
+                       "summing to at most 1 per position",
     "query_col": "a policy per query: the query column of both files (default: one policy)",
-    "ci": "bootstrap: a percentile bootstrap interval, ci_low and ci_high (default none)",
-    "conf": "confidence level of --ci bootstrap (default 0.95)",
-    "resamples": "resamples of --ci bootstrap (default 2000)",
-    "seed": "seed of --ci bootstrap: the same seed, the same interval (default 42)",
+    "ci": "bootstrap: a percentile bootstrap interval, ci_low and ci_high",
+    "conf": "confidence level of --ci bootstrap",
+    "resamples": "resamples of --ci bootstrap",
+    "seed": "seed of --ci bootstrap: the same seed, the same interval",
 }
 
 
@@ -1556,6 +1522,17 @@ def _positive_float(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
     return value
+
+
+# each command's macro: the help of its option flags and how each reads its text (the others:
+# text as given, checked against the table's choices)
+_FLAG_TEXT: dict[str, tuple[dict[str, str], dict[str, Callable[[str], object]]]] = {
+    "ndcg_report": (_REPORT_HELP, _REPORT_KINDS),
+    "compare_summary": (_REPORT_HELP, _REPORT_KINDS),
+    "click_grades": (_GRADES_HELP, {"max_rank": int, "min_impressions": int, "bins": _thresholds}),
+    "ips_estimate": (_IPS_HELP, {"clip": _positive_float, "conf": float, "resamples": int,
+                                 "seed": int}),
+}
 
 
 def _ips_parser(sub: argparse._SubParsersAction) -> None:
@@ -1575,19 +1552,7 @@ Each may be a .parquet/.csv file or a table of --db.""",
     ips.add_argument("logs", help="the log: a .parquet/.csv file, a table of --db, or -")
     ips.add_argument("policy", help="the new policy: a .parquet/.csv file or a table of --db")
     ips.add_argument("--db", help="a .duckdb file holding the tables (opened read-only)")
-    kinds = {"clip": _positive_float, "conf": float, "resamples": int, "seed": int}
-    for param in MACROS["ips_estimate"].params:
-        if param.default is None:
-            continue
-        default = _python_default(param.default) if param.name != "conf" else float(
-            param.default)
-        ips.add_argument(
-            cli_flag(param.name),
-            default=default,
-            type=kinds.get(param.name, str),
-            choices=param.choices or None,
-            help=_IPS_HELP[param.name],
-        )
+    _table_flags(ips, "ips_estimate")
     ips.add_argument(
         "--output", help="write the result to a .csv, .json or .parquet file, or - for stdout"
     )
@@ -1724,15 +1689,22 @@ def _flag_options(args: argparse.Namespace, macro: str) -> dict[str, object]:
     Python function's default, the macro's, applies. The lists (``--k``, ``--slice-by``,
     ``--metrics``) are the caller's. Example: ``_flag_options(args, "ndcg_report")``."""
     options: dict[str, object] = {}
+    given = _given_flags(args, macro)
     for param in MACROS[macro].params:
-        if param.default is None or param.name in CLI_LISTS:
+        if param.default is None or param.name in CLI_LISTS or cli_flag(param.name) not in given:
             continue
-        value = getattr(args, cli_flag(param.name)[2:].replace("-", "_"), None)
-        if param.name in CLI_SWITCHES:
-            value = CLI_SWITCHES[param.name][1] if value else None
-        if value is not None:
-            options[param.name] = value
+        value = getattr(args, _dest(param.name))
+        options[param.name] = CLI_SWITCHES[param.name][1] if param.name in CLI_SWITCHES else value
     return options
+
+
+def _unread_with_measures(args: argparse.Namespace, macro: str) -> list[str]:
+    """The flags given (another value than the table's default) of ``macro``'s options that its
+    measures overload does not read: the options of ``macro`` that the macro scoring measures
+    (``Macro.measures``: ndcg_report's event_measures) does not take, ``--k`` among them."""
+    read = {p.name for p in MACROS[MACROS[macro].measures].params}  # type: ignore[index]
+    unread = {cli_flag(p.name) for p in MACROS[macro].params if p.name not in read}
+    return [flag for flag in _given_flags(args, macro) if flag in unread]
 
 
 def _first_line(error: BaseException) -> str:

@@ -20,7 +20,7 @@ import duckdb
 import pytest
 
 from duckdb_ndcg import cli
-from duckdb_ndcg.conventions import CLI_LISTS, MACROS, cli_flag
+from duckdb_ndcg.conventions import CLI_COMMANDS, CLI_LISTS, CLI_SWITCHES, MACROS, cli_flag
 
 SHOWN = """query_id,item_id,position,device
 q1,a,1,mobile
@@ -377,3 +377,46 @@ def test_every_flag_of_an_option_reaches_the_call(command: str, macro: str,
         assert param.name in cli._flag_options(args, macro), flag
         checked += 1
     assert checked >= 12
+
+
+# (sql's flags set the options of whichever metric it prints, not of one macro)
+@pytest.mark.parametrize(("command", "macro"),
+                         [(c, m) for c, m in sorted(CLI_COMMANDS.items()) if c != "sql"])
+def test_every_option_flag_comes_from_the_table(command: str, macro: str) -> None:
+    """The option flags of evaluate, compare, grades and ips are the conventions table's rows:
+    the help names the table's default (not a copy of it), the choices are the table's, and
+    a flag left out is the table's default, which _flag_options then does not pass on (the
+    macro's own default applies)."""
+    parser = cli._parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    actions = {flag: a for a in sub.choices[command]._actions for flag in a.option_strings}
+    inputs = {"evaluate": ["s.csv", "e.csv"], "compare": ["a.csv", "b.csv", "e.csv"],
+              "grades": ["log.csv"], "ips": ["log.csv", "policy.csv"]}[command]
+    bare = parser.parse_args([command, *inputs])
+    assert cli._flag_options(bare, macro) == {}
+    for param in MACROS[macro].params:
+        action = actions.get(cli_flag(param.name))
+        if param.default is None or action is None or param.name in CLI_SWITCHES:
+            continue
+        shown = cli._sql_default_text(param.default)
+        if shown is not None:
+            assert action.help.endswith(f"(default {shown})"), (command, param.name)
+        if param.choices:
+            assert tuple(action.choices) == param.choices, (command, param.name)
+
+
+def test_every_report_help_line_is_an_option() -> None:
+    """A help line for an option evaluate and compare do not have would be dead text."""
+    names = {p.name for m in ("ndcg_report", "compare_summary") for p in MACROS[m].params}
+    assert set(cli._REPORT_HELP) <= names
+
+
+def test_a_default_written_out_is_not_passed_on(data: Path) -> None:
+    """``--ties average`` (the table's default) is the same call as no --ties."""
+    parser = cli._parser()
+    written = parser.parse_args(["evaluate", "shown.csv", "events.csv", "--ties", "average",
+                                 "--threshold", "1", "--max-grade", "mapping"])
+    assert cli._flag_options(written, "ndcg_report") == {}
+    assert cli._given_flags(written, "ndcg_report") == []
+    changed = parser.parse_args(["evaluate", "shown.csv", "events.csv", "--ties", "key"])
+    assert cli._given_flags(changed, "ndcg_report") == ["--ties"]
