@@ -41,6 +41,7 @@ from duckdb_ndcg.conventions import (
 )
 from duckdb_ndcg.evaluate import evaluate
 from duckdb_ndcg.inputs import (
+    OptionError,
     checked_measures,
     checked_metrics,
     checked_report_options,
@@ -79,14 +80,16 @@ _SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown 
 @functools.cache
 def _reworded() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str]]:
     """The options this CLI rewords in a message: every option of the conventions table that has
-    a flag in one of its commands, by name, with that flag; then the pattern of a name with an
+    a flag (not a switch) in one of its commands, by name, with that flag; then the pattern of a name with an
     underscore anywhere (``query_col``, ``slice_by[2]``), and that of a message whose subject is
     a one-word option ("k must be ...", "... in mapping")."""
     sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
     flags = {flag for command in sub.choices.values() for action in command._actions
              for flag in action.option_strings}
+    # (a switch stands for one value: ``unknown := 'ignore'`` is reworded whole, by _SETTING)
     names = {p.name: cli_flag(p.name) for m in MACROS.values() for p in m.params
-             if p.default is not None and cli_flag(p.name) in flags}
+             if p.default is not None and p.name not in CLI_SWITCHES
+             and cli_flag(p.name) in flags}
     parameter = re.compile(
         r"(?<![\w'\"-])(" + "|".join(sorted(n for n in names if "_" in n)) + r")(?:\[\d+\])?(?![\w'\"])"
     )
@@ -114,7 +117,7 @@ class UsageError(Exception):
 
 class VerbatimUsageError(UsageError):
     """A UsageError printed as written: a measure string (``rbp.p=0.8``) is not a SQL setting
-    to reword as a flag."""
+    to reword as a flag, and a message already in the CLI's terms is not reworded twice."""
 
 
 class DataError(Exception):
@@ -132,6 +135,19 @@ class _Parser(argparse.ArgumentParser):
 def _default(param: Param) -> str:
     """An enumerated option's default as the CLI takes it: the SQL default without its quotes."""
     return param.default.strip("'") if param.default else ""
+
+
+def _error_wording(error: BaseException) -> str:
+    """The first line of ``error`` in this CLI's terms. An OptionError names its option as data:
+    the sentence starts with the option's flag (``--threshold must be ...``), looked up by name;
+    any other message is reworded by _cli_wording."""
+    message = _first_line(error)
+    if isinstance(error, OptionError):
+        flags = _reworded()[0]
+        flag = flags.get(error.option)
+        if flag is not None:
+            return flag + _cli_wording(message[len(error.option):])
+    return _cli_wording(message)
 
 
 def _cli_wording(message: str) -> str:
@@ -1173,7 +1189,7 @@ def _arguments_only(make: Callable[[], _T]) -> _T:
     try:
         return make()
     except ValueError as error:
-        raise UsageError(_first_line(error)) from None
+        raise VerbatimUsageError(_error_wording(error)) from None
 
 
 def _clear_demo_tables(con: duckdb.DuckDBPyConnection, keep: str, replace: bool) -> None:
@@ -1748,7 +1764,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: {_cli_wording(_first_line(error))}", file=sys.stderr)
         return USAGE
     except (DataError, ValueError, duckdb.Error, OSError) as error:
-        print(f"{prog}: {_cli_wording(_first_line(error))}", file=sys.stderr)
+        print(f"{prog}: {_error_wording(error)}", file=sys.stderr)
         return DATA
     return 0
 

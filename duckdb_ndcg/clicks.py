@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import duckdb
 
 from duckdb_ndcg.conventions import MACROS
-from duckdb_ndcg.inputs import Source, open_source
+from duckdb_ndcg.inputs import Source, bad_choice, open_source
 from duckdb_ndcg.macros import own_connection, register
 
 _MODEL = MACROS["click_grades"].param("model")
@@ -43,7 +43,7 @@ def click_grades(
         rel = duckdb_ndcg.click_grades("log.parquet", "pbm", session_col="session_id")
     """
     if model not in _MODEL.choices:
-        raise ValueError(_MODEL.error(repr(model)))
+        raise bad_choice(_MODEL, model)
     con = register(con) if con is not None else own_connection()
     source = open_source(con, events, "events")
     options = {
@@ -127,7 +127,7 @@ def position_bias(
         bias = duckdb_ndcg.position_bias("log.parquet", "pivot")
     """
     if method not in _METHOD.choices:
-        raise ValueError(_METHOD.error(repr(method)))
+        raise bad_choice(_METHOD, method)
     con = register(con) if con is not None else own_connection()
     source = open_source(con, events, "events")
     options = {

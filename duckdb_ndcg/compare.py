@@ -13,6 +13,7 @@ from duckdb_ndcg.conventions import CORRECTION, QUERY_SET, TEST
 from duckdb_ndcg.conventions import MISSING as _MISSING
 from duckdb_ndcg.inputs import (
     MIN_JUDGED,
+    OptionError,
     checked_measures,
     checked_report_options,
     choice,
@@ -124,14 +125,14 @@ def compare(
         raise ValueError(f"unpaired=True is Welch's t-test: test must be 't', got {test!r}")
     for name, value in (("conf", conf), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-            raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
+            raise OptionError(name, f"{name} must be a number between 0 and 1, got {value!r}")
     if not is_number(eps) or not (math.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+        raise OptionError("eps", f"eps must be a finite number >= 0, got {eps!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         # one kind of error for every option
-        raise ValueError(f"seed must be an integer or text, got {seed!r}")  # noqa: TRY004
+        raise OptionError("seed", f"seed must be an integer or text, got {seed!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
+        raise OptionError("resamples", f"resamples must be a whole number >= 1, got {resamples!r}")
     cuts = checked_report_options(k, ties, gain, log_base, collapse, time_col, unknown, duplicates)
     if isinstance(slice_by, str):
         slice_by = [slice_by]

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import duckdb
 
 from duckdb_ndcg.conventions import MACROS
-from duckdb_ndcg.inputs import open_source
+from duckdb_ndcg.inputs import bad_choice, open_source
 from duckdb_ndcg.macros import own_connection, quoted, register
 
 _tables = itertools.count(1)
@@ -35,7 +35,7 @@ def _estimate(
     for name, value in options.items():
         param = MACROS[macro].param(name)
         if param.choices and value not in param.choices:
-            raise ValueError(param.error(repr(value)))
+            raise bad_choice(param, value)
     con = register(con) if con is not None else own_connection()
     names = [open_source(con, value, role).name for role, value in inputs.items()]
     arguments = ", ".join(["?"] * len(names) + [f"{name} := ?" for name in options])

@@ -60,10 +60,30 @@ class Source:
     columns: tuple[str, ...]
 
 
+class OptionError(ValueError):
+    """A bad value of one option, the option named as data: ``option`` is its name in the
+    conventions table, ``message`` the whole sentence as the Python API says it (it starts with
+    that name). The CLI says the same with the option's flag (``--threshold must be ...``),
+    looked up by ``option``, not found in the text. Example: ``OptionError("threshold",
+    "threshold must be a positive number, got -1")``."""
+
+    def __init__(self, option: str, message: str) -> None:
+        if not message.startswith(option):
+            raise AssertionError(f"an OptionError's message starts with its option: {message!r}")
+        super().__init__(message)
+        self.option = option
+
+
+def bad_choice(param: Param, value: object) -> OptionError:
+    """The error of an enumerated option's value, in the macros' words (``Param.error``)."""
+    return OptionError(param.name, param.error(repr(value)))
+
+
 def choice(name: str, value: str, accepted: Sequence[str]) -> None:
-    """``ValueError`` in the macros' words (conventions.Param.error) unless ``value`` is accepted."""
+    """``OptionError`` in the macros' words (conventions.Param.error) unless ``value`` is
+    accepted."""
     if value not in accepted:
-        raise ValueError(Param(name, choices=tuple(accepted)).error(repr(value)))
+        raise bad_choice(Param(name, choices=tuple(accepted)), value)
 
 
 def is_number(value: object) -> bool:
@@ -205,15 +225,17 @@ def checked_metrics(
     in the macro's words (an unknown name, an empty list or a name given twice)."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names or any(name not in REPORT_METRICS.choices for name in names):
-        raise ValueError(REPORT_METRICS.error(repr(metrics)))
+        raise bad_choice(REPORT_METRICS, metrics)
     if len(set(names)) < len(names):
-        raise ValueError(f"metrics lists a metric more than once: {names!r}")
+        raise OptionError("metrics", f"metrics lists a metric more than once: {names!r}")
     if not is_number(threshold) or not (math.isfinite(threshold) and threshold > 0):
-        raise ValueError(f"threshold must be a positive number, got {threshold!r}")
+        raise OptionError("threshold", f"threshold must be a positive number, got {threshold!r}")
     if max_grade != "mapping" and (
         not is_number(max_grade) or not (math.isfinite(max_grade) and max_grade > 0)
     ):
-        raise ValueError(f"max_grade must be 'mapping' or a positive number, got {max_grade!r}")
+        raise OptionError(
+            "max_grade", f"max_grade must be 'mapping' or a positive number, got {max_grade!r}"
+        )
     return names
 
 
@@ -235,15 +257,17 @@ def checked_report_options(
     if gain != "value":  # the report family's gain: each event's value (value_col) as its grade
         choice("gain", gain, GAIN.choices)
     if not is_number(log_base) or not (math.isfinite(log_base) and log_base > 1):
-        raise ValueError(f"log_base must be a finite number greater than 1, got {log_base!r}")
+        raise OptionError(
+            "log_base", f"log_base must be a finite number greater than 1, got {log_base!r}"
+        )
     if collapse == "last" and time_col is None:
         raise ValueError("collapse='last' needs time_col, the name of the events' timestamp column")
     cuts = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
     if not cuts:
-        raise ValueError("k must be a cutoff or a non-empty list of cutoffs")
+        raise OptionError("k", "k must be a cutoff or a non-empty list of cutoffs")
     for cut in cuts:
         if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int) or cut < 1):
-            raise ValueError(f"k must be positive whole numbers (or None), got {cut!r}")
+            raise OptionError("k", f"k must be positive whole numbers (or None), got {cut!r}")
     return [None if cut is None else min(cut, _NO_CUT) for cut in cuts]
 
 
@@ -274,9 +298,10 @@ def checked_value_grades(
             return {float(t): float(g) for t, g in value_grades.items()}
         except (TypeError, ValueError):
             pass
-    raise ValueError(
+    raise OptionError(
+        "value_grades",
         "value_grades must be a MAP from value threshold to grade, e.g. {30: 1, 120: 2}, "
-        f"got {value_grades!r}"
+        f"got {value_grades!r}",
     )
 
 
@@ -327,7 +352,7 @@ def report_arguments(options: Mapping[str, object]) -> tuple[str, list[object]]:
             # drop the family's branch when only ndcg is asked for
             names = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
             if not names or any(name not in REPORT_METRICS.choices for name in names):
-                raise ValueError(REPORT_METRICS.error(repr(value)))
+                raise bad_choice(REPORT_METRICS, value)
             parts.append(f"metrics := [{', '.join(repr(n) for n in names)}]")
             continue
         cast = _CASTS.get(name)

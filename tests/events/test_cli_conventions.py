@@ -21,6 +21,7 @@ import pytest
 
 from duckdb_ndcg import cli
 from duckdb_ndcg.conventions import CLI_COMMANDS, CLI_LISTS, CLI_SWITCHES, MACROS, cli_flag
+from duckdb_ndcg.inputs import OptionError, checked_metrics, checked_report_options
 
 SHOWN = """query_id,item_id,position,device
 q1,a,1,mobile
@@ -420,3 +421,45 @@ def test_a_default_written_out_is_not_passed_on(data: Path) -> None:
     assert cli._given_flags(written, "ndcg_report") == []
     changed = parser.parse_args(["evaluate", "shown.csv", "events.csv", "--ties", "key"])
     assert cli._given_flags(changed, "ndcg_report") == ["--ties"]
+
+
+@pytest.mark.parametrize(("option", "message", "worded"), [
+    ("threshold", "threshold must be a positive number, got -1",
+     "--threshold must be a positive number, got -1"),
+    # the name is data: a sentence whose subject is the option, reworded by the table's flag,
+    # the rest of it as any message (query_col is --query-col)
+    ("value_grades", "value_grades must be a MAP, not one named in query_col",
+     "--value-grades must be a MAP, not one named in --query-col"),
+    # an option without a flag here, or a switch, keeps its name
+    ("eps", "eps must be a finite number >= 0, got -1", "eps must be a finite number >= 0, got -1"),
+    ("duplicates", "duplicates must be 'error' or 'allow', got 'x'",
+     "duplicates must be 'error' or 'allow', got 'x'"),
+])
+def test_an_option_error_is_worded_by_its_option(option: str, message: str, worded: str) -> None:
+    assert cli._error_wording(OptionError(option, message)) == worded
+
+
+def test_the_python_api_names_the_option_of_a_bad_value() -> None:
+    """evaluate()'s checks raise OptionError with the option's name, so the CLI needs no
+    pattern to find it; str() is unchanged (a ValueError in the Python API's words)."""
+    with pytest.raises(OptionError) as raised:
+        checked_metrics(["ndcg"], -1, "mapping")
+    assert raised.value.option == "threshold"
+    assert isinstance(raised.value, ValueError)
+    assert str(raised.value) == "threshold must be a positive number, got -1"
+    with pytest.raises(OptionError) as raised:
+        checked_report_options([0], "average", "linear", 2, "max", None, "error", "error")
+    assert raised.value.option == "k"
+
+
+def test_a_bad_option_of_the_cli_names_its_flag(data: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _main(capsys, "compare", "shown.csv", "shown.csv", "events.csv",
+                         "--k", "3", "--seed", "1", "--resamples", "5", "--test", "randomization",
+                         "--conf", "0.9", "--alpha", "0.05")
+    assert code == 0, err
+    code, _, err = _main(capsys, "evaluate", "shown.csv", "events.csv", "--metrics", "err",
+                         "--max-grade", "0")
+    assert code == 2
+    assert err.strip() == ("duckdb-ndcg evaluate: --max-grade must be 'mapping' or a positive "
+                           "number, got 0")
