@@ -267,7 +267,7 @@ def checked_report_options(
         raise OptionError("k", "k must be a cutoff or a non-empty list of cutoffs")
     for cut in cuts:
         if cut is not None and (isinstance(cut, bool) or not isinstance(cut, int) or cut < 1):
-            raise OptionError("k", f"k must be positive whole numbers (or None), got {cut!r}")
+            raise OptionError("k", f"k must be a positive whole number or None, got {cut!r}")
     return [None if cut is None else min(cut, _NO_CUT) for cut in cuts]
 
 
