@@ -62,10 +62,12 @@ def curve_series(
     """Mean NDCG per k from an ``ndcg_report`` relation, one series per value of ``label_col``
     (a column or several), for :func:`svg`; series are labelled ``device=mobile, day=2024-01-01``.
     Each point is (k, mean, ci_low, ci_high): the ``conf`` t-interval of the mean over the
-    queries, as ndcg_summary's (None below 2 queries). The relation's connection needs the
-    macros (``duckdb_ndcg.register``), which ``ndcg_report`` needs anyway. With ``max_series``,
-    at most that many series are kept, those of the most queries (a UserWarning says how many
-    were left out; ``.omitted`` counts them).
+    queries, as ndcg_summary's (None below 2 queries). An ``ndcg_summary`` relation (its
+    mean_ndcg, ci_low and ci_high per slice and k, at its own conf) gives the same points without
+    reading the queries again. The relation's connection needs the macros
+    (``duckdb_ndcg.register``), which ``ndcg_report`` needs anyway. With ``max_series``, at most
+    that many series are kept, those of the most queries (a UserWarning says how many were left
+    out; ``.omitted`` counts them).
     """
     if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 < conf < 1:
         raise ValueError(f"conf must be a number between 0 and 1 (exclusive), got {conf!r}")
@@ -74,16 +76,20 @@ def curve_series(
         if column not in relation.columns:
             raise ValueError(f"label_col {column!r} is not a column of the report")
     keys = ", ".join([*map(quoted, columns), "k"])
-    half = f"_ndcg_mean_ci_half(stddev_samp(ndcg), count(ndcg), {float(conf)!r})"
-    aggregates = f"{keys}, avg(ndcg) AS mean_ndcg, {half} AS half, count(ndcg) AS queries"
-    rows = relation.aggregate(aggregates, "ALL").order(keys).fetchall()
+    if "ndcg" not in relation.columns and "mean_ndcg" in relation.columns:  # ndcg_summary's rows
+        rows = relation.project(f"{keys}, mean_ndcg, ci_low, ci_high, queries").order(keys)
+    else:
+        half = f"_ndcg_mean_ci_half(stddev_samp(ndcg), count(ndcg), {float(conf)!r})"
+        rows = relation.aggregate(
+            f"{keys}, avg(ndcg) AS mean_ndcg, avg(ndcg) - {half}, avg(ndcg) + {half}, "
+            "count(ndcg) AS queries", "ALL"
+        ).order(keys)
     series, queries = Curves(), dict[str, int]()
-    for *values, k, mean, half_width, count in rows:
+    for *values, k, mean, low, high, count in rows.fetchall():
         name = ", ".join(f"{c}={_text(v)}" for c, v in zip(columns, values, strict=True))
         name = name or "all queries"
         if k is not None and mean is not None:
-            low = None if half_width is None else float(mean) - float(half_width)
-            high = None if half_width is None else float(mean) + float(half_width)
+            low, high = (None, None) if low is None or high is None else (float(low), float(high))
             series.setdefault(name, []).append((int(k), float(mean), low, high))
             queries[name] = max(queries.get(name, 0), count)
     return _largest(series, queries, max_series)

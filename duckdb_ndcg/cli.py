@@ -857,15 +857,19 @@ def _evaluate(args: argparse.Namespace) -> None:
     asked = args.metrics
     family = {"metrics": asked if args.summary or "judged_at_k" in asked
               else [*asked, "judged_at_k"]}
-    # a per-query report with a chart is computed once, at every k the chart draws (1..max k):
-    # the output is its rows at --k, the chart reads them all (a summary's chart reads a
-    # per-query report of its own)
-    every_k = bool(page) and not args.summary
-    cuts = list(range(1, max(args.k) + 1)) if every_k else args.k
+    # a report with a chart is computed once, at every k the chart draws (1..max k): the output
+    # is its rows at --k, the chart reads them all; a summary's trend over days alone reads a
+    # per-query report of its own (a day's interval is over its queries)
+    every_k = bool(page)
     with _warnings_to_stderr("duckdb-ndcg evaluate"):
         _stage("reading, grading and reporting")
         shape = "summary" if args.summary else "report"
+        cuts = list(range(1, max(args.k) + 1)) if every_k else args.k
         relation = evaluate(args.rankings, args.events, k=cuts, shape=shape, **common, **family)
+        if every_k and args.summary and _is_time(relation, shown_slices):  # (not run yet)
+            every_k = False
+            relation = evaluate(args.rankings, args.events, k=args.k, shape=shape, **common,
+                                **family)
         keys = relation.columns[: relation.columns.index("k") + 1]  # slices, query, k
         order = ", ".join(map(quoted, keys))
         if not every_k:
@@ -896,12 +900,8 @@ def _evaluate(args: argparse.Namespace) -> None:
             chart.svg(series, title, first_day=first_day)  # fails before writing
         elif page:
             _stage("computing the NDCG@k curve for the chart")
-            curve = (
-                con.table("_ndcg_every_k") if every_k
-                else evaluate(args.rankings, args.events, k=list(range(1, max(args.k) + 1)),
-                              **common)
-            )  # fmt: skip
-            series = chart.curve_series(curve, shown_slices, max_series=chart.MAX_SERIES)
+            series = chart.curve_series(con.table("_ndcg_every_k"), shown_slices,
+                                        max_series=chart.MAX_SERIES)
             title = f"Mean NDCG@k, k = 1..{max(args.k)}"
             title += ", exponential gain" if args.gain == "exponential" else ""
             title += f", per {', '.join(shown_slices)}" if shown_slices else ", all queries"

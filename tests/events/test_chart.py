@@ -353,3 +353,36 @@ def test_a_report_with_a_chart_is_computed_once(
         assert "device=mobile" in text and "device=desktop" in text
     else:  # the trend at the largest k: one point per day
         assert len(re.findall(r"<title>NDCG@2: 2024-03-0[12] = ", text)) == 2
+
+
+def test_a_summary_with_a_chart_is_computed_once(
+    con: duckdb.DuckDBPyConnection,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """evaluate --summary --chart: one summary at k = 1..max(--k), its rows at --k written and
+    its means and intervals drawn, not a per-query report of the log a second time. The rows
+    are those of the same command without --chart, the chart that of the per-query command's."""
+    for name in ("shown", "events"):
+        con.execute(f"COPY {name} TO '{tmp_path / name}.csv' (HEADER)")
+    calls = []
+    real = cli.evaluate
+
+    def counted(*args: object, **kwargs: object) -> duckdb.DuckDBPyRelation:
+        calls.append((kwargs["k"], kwargs.get("shape")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "evaluate", counted)
+    files = [str(tmp_path / "shown.csv"), str(tmp_path / "events.csv")]
+    args = ["--slice-by", "device", "--k", "2,1"]
+    plain, summed = tmp_path / "plain.csv", tmp_path / "summed.csv"
+    assert cli.main(["evaluate", *files, *args, "--summary", "--output", str(plain)]) == 0
+    calls.clear()
+    assert cli.main(["evaluate", *files, *args, "--summary", "--output", str(summed),
+                     "--chart", str(tmp_path / "s.html")]) == 0, capsys.readouterr().err
+    assert calls == [([1, 2], "summary")]  # one summary, at k = 1..2
+    assert summed.read_text() == plain.read_text() and len(plain.read_text().splitlines()) == 5
+    assert cli.main(["evaluate", *files, *args, "--output", str(tmp_path / "q.csv"),
+                     "--chart", str(tmp_path / "q.html")]) == 0
+    assert (tmp_path / "s.svg").read_text() == (tmp_path / "q.svg").read_text()
