@@ -69,9 +69,9 @@ def _calls(source: str, opened: Sequence[Source], options: Mapping[str, object])
 
 
 class Adapted(NamedTuple):
-    """What ``adapted`` made: the rankings and events tables (the report's inputs), the table of
-    every interaction with its reason (NULL: attributed, in ``events``), and the public call that
-    lists the interactions not attributed (for the user to run)."""
+    """What ``adapted`` made: the rankings and events (temporary tables or views: the report's
+    inputs), the table of every interaction with its reason (NULL: attributed, in ``events``),
+    and the public call that lists the interactions not attributed (for the user to run)."""
 
     rankings: Source
     events: Source
@@ -95,7 +95,9 @@ def _ga4_shown(
     item, position, time): the 4,000,000 rows of 1,000,000 events are written with 4 columns
     instead of 9, and the attribution reads the two tables (by search number) instead of the
     view."""
-    searches = _table(con, "ga4_searches", f"SELECT * FROM _ndcg_ga4_searches({_value_sql(export)})")
+    searches = _table(
+        con, "ga4_searches", f"SELECT * FROM _ndcg_ga4_searches({_value_sql(export)})"
+    )
     placed = _table(
         con,
         "ga4_placed",
@@ -123,8 +125,8 @@ def adapted(
     (``<source>_rankings``; GA4's as a view over two narrow tables, ``_ga4_shown``), then every
     interaction with its reason, attributed to those shown
     lists read by name (``_ndcg_<source>_interactions(..., shown := ...)``; GA4's ``searches :=
-    ..., placed := ...``, the view's two tables), not computed again,
-    split into the events (reason NULL) and the counts ``unattributed_warning`` reads; the same
+    ..., placed := ...``, the view's two tables), not computed again, into a table of which
+    the events are a view (reason NULL) and whose counts ``unattributed_warning`` reads; the same
     rows as ``<source>_events`` and ``<source>_unattributed``. ``inputs`` are the source's
     tables, files or data frames (``SOURCES``: GA4 one export; UBI queries and events; Algolia
     responses and events); ``options`` the adapters' named options (``attribution``,
@@ -172,10 +174,11 @@ def adapted(
         f"{source}_interactions",
         f"SELECT * FROM _ndcg_{source}_interactions({', '.join(arguments)})",
     )
-    events = _table(
-        con,
-        f"{source}_events",
-        f"SELECT * EXCLUDE (reason) FROM {quoted(interactions)} WHERE reason IS NULL",
+    # a view (a copy of the attributed rows cost a table's memory, which the report spills)
+    events = f"_ndcg_{source}_events_{next(_tables)}"
+    con.execute(
+        f"CREATE TEMP VIEW {quoted(events)} AS "
+        f"SELECT * EXCLUDE (reason) FROM {quoted(interactions)} WHERE reason IS NULL"
     )
     tables = []
     for part, name in (("rankings", shown), ("events", events)):

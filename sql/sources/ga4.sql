@@ -114,10 +114,12 @@ _ndcg_searches AS (
     SELECT _search, user_id, session_id, search_us
     FROM query_table(coalesce(searches, '_ndcg_computed_searches'))
 ),
-_ndcg_lists AS (
+_ndcg_lists AS MATERIALIZED (
     -- a list view's items as [item_id, item_list_index] (all a page needs) and their hash,
-    -- numbered (_lid), with what its page needs of them (_len, its smallest and largest index,
-    -- whether one is missing), so that only the last step reads the item lists again
+    -- with what its page needs of them (_len, its smallest and largest index, whether one is
+    -- missing), so that only the last step reads the item lists again; identified by a random
+    -- UUID (_lid; row_number() OVER () ran the scan and the list transforms on one thread),
+    -- made once (materialized)
     SELECT *,
            -- the slow test only for a list with an item not read as a whole number
            list_count(_index) < _len
@@ -128,7 +130,7 @@ _ndcg_lists AS (
         SELECT *, hash(_content) AS _h, len(_content) AS _len,
                list_transform(_content, lambda x: _ndcg_ga4_index(x[2])) AS _index
         FROM (
-            SELECT row_number() OVER () AS _lid, user_id, session_id, event_us,
+            SELECT gen_random_uuid() AS _lid, user_id, session_id, event_us,
                    list_transform(items, lambda x: [x.item_id::VARCHAR,
                                                     x.item_list_index::VARCHAR]) AS _content
             FROM _ndcg_ga4_rows(tbl) AS _ndcg_rows
@@ -313,8 +315,10 @@ _ndcg_showings AS (
     FROM query_table(coalesce(placed, '_ndcg_computed_placed')) p
     JOIN _ndcg_searches s USING (_search)
 ),
-_ndcg_acts AS (
-    SELECT row_number() OVER () AS _row, event_name, event_at, user_id, session_id,
+_ndcg_acts AS MATERIALIZED (
+    -- each item of an interaction event, identified by a random UUID (_row, made once:
+    -- materialized; row_number() OVER () would read the export on one thread)
+    SELECT gen_random_uuid() AS _row, event_name, event_at, user_id, session_id,
            nullif(struct_extract(_item, 'item_id')::VARCHAR, '') AS item_id,
            map_extract_value(_types, event_name) AS event_type,
            coalesce(struct_extract(_item, 'item_revenue'),

@@ -44,15 +44,16 @@ coalesce(TRY_CAST(attribution_window AS INTERVAL),
          INTERVAL 1 DAY);
 
 -- _ndcg_attributed(acts, shown, attribution := ...)
---   -> TABLE(_row BIGINT, _last STRUCT(t, q, p), _first STRUCT(t, q, p))
+--   -> TABLE(_row, _last STRUCT(t, q, p), _first STRUCT(t, q, p))
 -- The showing each interaction is attributed to (internal; each source's interactions macro).
--- acts names a relation of (_row, _who, item_id, event_at, _from): an interaction, under each of
--- its identities (_who: one row each; Segment's userId and anonymousId), and the start of its
--- attribution window; shown names the shown lists (user_id, item_id, shown_at, query_id,
--- position). _last: the latest showing of the item to the user at or before the interaction,
--- however long before (the caller compares it with _from); _first (attribution 'first' only,
--- else NULL): the earliest showing from _from to the interaction. Showings at equal times are
--- ordered by query, then position, so the choice never depends on row order.
+-- acts names a relation of (_row, _who, item_id, event_at, _from): an interaction (_row: its id,
+-- of any type: a number, GA4's a UUID), under each of its identities (_who: one row each;
+-- Segment's userId and anonymousId), and the start of its attribution window; shown names the
+-- shown lists (user_id, item_id, shown_at, query_id, position). _last: the latest showing of the
+-- item to the user at or before the interaction, however long before (the caller compares it
+-- with _from); _first (attribution 'first' only, else NULL): the earliest showing from _from to
+-- the interaction. Showings at equal times are ordered by query, then position, so the choice
+-- never depends on row order.
 -- Each is a window over the showings and the interactions of a (user, item) in time order: a
 -- sort, which spills, whose cost grows with the rows. Pairing each interaction with every
 -- earlier showing (a join) grew with their product: one user clicking an item 40,000 times that
@@ -80,7 +81,7 @@ _ndcg_latest AS (
     FROM (SELECT _row, last_value(_showing IGNORE NULLS) OVER (
                      PARTITION BY _who, item_id ORDER BY _t, _kind, _q, _p
                      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _last
-          FROM (SELECT _who, item_id, _t, 0 AS _kind, _q, _p, _showing, NULL::BIGINT AS _row
+          FROM (SELECT _who, item_id, _t, 0 AS _kind, _q, _p, _showing, NULL AS _row
                 FROM _ndcg_showings
                 UNION ALL
                 SELECT _who, item_id, event_at, 1, NULL, NULL, NULL, _row
@@ -95,7 +96,7 @@ _ndcg_earliest AS (
     FROM (SELECT _row, _at, first_value(_showing IGNORE NULLS) OVER (
                      PARTITION BY _who, item_id ORDER BY _t, _kind, _q, _p
                      ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS _next
-          FROM (SELECT _who, item_id, _t, 0 AS _kind, _q, _p, _showing, NULL::BIGINT AS _row,
+          FROM (SELECT _who, item_id, _t, 0 AS _kind, _q, _p, _showing, NULL AS _row,
                        NULL::TIMESTAMP AS _at
                 FROM _ndcg_showings
                 WHERE attribution = 'first'
