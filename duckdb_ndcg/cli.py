@@ -80,9 +80,9 @@ _SETTING = re.compile(r"\b([a-z_]+) ?:?= ?('[^']*'|<[^>]*>|[\w.]+)")  # unknown 
 @functools.cache
 def _reworded() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str]]:
     """The options this CLI rewords in a message: every option of the conventions table that has
-    a flag (not a switch) in one of its commands, by name, with that flag; then the pattern of a name with an
-    underscore anywhere (``query_col``, ``slice_by[2]``), and that of a message whose subject is
-    a one-word option ("k must be ...", "... in mapping")."""
+    a flag (not a switch) in one of its commands, by name, with that flag; then the pattern of a
+    name with an underscore anywhere (``query_col``, ``slice_by[2]``), and that of a message
+    whose subject is a one-word option ("k must be ...", "... in mapping")."""
     sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
     flags = {flag for command in sub.choices.values() for action in command._actions
              for flag in action.option_strings}
@@ -130,11 +130,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         message = re.sub(r"^argument ([^:]+): ", r"\1: ", message)  # "--k: ...", not "argument"
         self.exit(2, f"{self.prog}: {message}\n")
-
-
-def _default(param: Param) -> str:
-    """An enumerated option's default as the CLI takes it: the SQL default without its quotes."""
-    return param.default.strip("'") if param.default else ""
 
 
 def _error_wording(error: BaseException) -> str:
