@@ -396,23 +396,13 @@ _ndcg_read AS (
 _ndcg_rankings_read AS (
     SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM _ndcg_read WHERE _first
 ),
+_ndcg_gain_rows AS (
+    -- the rows read as the scorer's placed rows (the report's hits are the family's aggregates)
+    SELECT _key, _s, _n, _g, 0 AS _hits FROM _ndcg_read
+),
 _ndcg_dcg AS (
-    -- rows alone in their tie group add g / discount(s); tie groups are summed first, then
-    -- their mean gain is spread over their positions within the cut
-    SELECT _key AS _dcg_key, _k AS _dcg_k, fsum(_term) AS dcg
-    FROM (
-        SELECT _key, _k, _g / _ndcg_discount(_s, log_base) AS _term
-        FROM _ndcg_read, _ndcg_cuts
-        WHERE _n = 1 AND _g <> 0 AND _s <= coalesce(_k, _s)
-        UNION ALL
-        SELECT _key, _k,
-               _gain / _n * _ndcg_discount_sum(_s, least(_s + _n - 1, coalesce(_k, _s + _n - 1)),
-                                               log_base)
-        FROM (SELECT _key, _s, _n, fsum(_g) AS _gain FROM _ndcg_read WHERE _n > 1 AND _g <> 0 GROUP BY ALL),
-             _ndcg_cuts
-        WHERE _s <= coalesce(_k, _s)
-    )
-    GROUP BY _key, _k
+    SELECT _key AS _dcg_key, _k AS _dcg_k, dcg
+    FROM _ndcg_scored_gains('_ndcg_gain_rows', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_repeated AS (
     -- an item shown twice among the rows a cutoff reads
@@ -421,14 +411,13 @@ _ndcg_repeated AS (
           GROUP BY ALL HAVING count(*) > 1)
     GROUP BY _key
 ),
+_ndcg_ideal_gains AS (
+    -- the graded gains of each query, the ideal of its rankings (cut at k, all when k is NULL)
+    SELECT _q AS _key, _g, NULL::BIGINT AS _depth FROM _ndcg_gained
+),
 _ndcg_ideal AS (
-    -- the graded gains of each query, best first, cut at every k
-    SELECT _q AS _ideal_q, _k AS _ideal_k, fsum(_g / _ndcg_discount(_p, log_base)) AS idcg
-    FROM (SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
-          FROM _ndcg_gained),
-         _ndcg_cuts
-    WHERE _p <= coalesce(_k, _p)
-    GROUP BY _q, _k
+    SELECT _key AS _ideal_q, _k AS _ideal_k, idcg
+    FROM _ndcg_scored_ideal('_ndcg_ideal_gains', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_relevant AS (
     SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
@@ -442,18 +431,17 @@ _ndcg_more AS (
     GROUP BY _key, _q, _i
     HAVING count(*) > 1
 ),
-_ndcg_more_ideal AS (
+_ndcg_more_gains AS (
     -- the ideal of a ranking that repeats a graded item holds the item as often as it was shown:
     -- the query's graded items once each, plus the repeats
-    SELECT _key AS _more_key, _k AS _more_k, fsum(_g / _ndcg_discount(_p, log_base)) AS _more_idcg
-    FROM (SELECT _key, _g, row_number() OVER (PARTITION BY _key ORDER BY _g DESC) AS _p
-          FROM (SELECT _key, _g FROM (SELECT DISTINCT _key, _q FROM _ndcg_more)
-                                     JOIN _ndcg_gained USING (_q)
-                UNION ALL
-                SELECT _key, _g FROM (SELECT _key, _g, unnest(range(_more)) FROM _ndcg_more))),
-         _ndcg_cuts
-    WHERE _p <= coalesce(_k, _p)
-    GROUP BY _key, _k
+    SELECT _key, _g, NULL::BIGINT AS _depth
+    FROM (SELECT DISTINCT _key, _q FROM _ndcg_more) JOIN _ndcg_gained USING (_q)
+    UNION ALL
+    SELECT _key, _g, NULL::BIGINT FROM (SELECT _key, _g, unnest(range(_more)) FROM _ndcg_more)
+),
+_ndcg_more_ideal AS (
+    SELECT _key AS _more_key, _k AS _more_k, idcg AS _more_idcg
+    FROM _ndcg_scored_ideal('_ndcg_more_gains', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_more_relevant AS (
     SELECT _key AS _more_rel_key, sum(_more)::BIGINT AS _more_relevant
@@ -498,17 +486,16 @@ _ndcg_logged AS (
     WHERE _grade IS NOT NULL
       AND (judged OR coalesce(list_contains(metrics, 'judged_at_k'), false))
 ),
+_ndcg_unjudged_rows AS (
+    -- the unjudged rows read, each a hit of no gain for the scorer, which spreads it over its tie
+    -- group's positions within every cut (the group's expected share when it straddles k)
+    SELECT _key, _s, _n, 0.0 AS _g, 1 AS _hits
+    FROM _ndcg_read ANTI JOIN _ndcg_logged USING (_q, _i)
+    WHERE judged OR coalesce(list_contains(metrics, 'judged_at_k'), false)
+),
 _ndcg_unjudged AS (
-    -- the unjudged rows read, each spread over its tie group's positions within every cut (the
-    -- group's expected share when it straddles k): summed per ranking and cut
-    SELECT _key AS _uj_key, _k AS _uj_k,
-           sum((least(_s + _n - 1, coalesce(_k, _s + _n - 1)) - _s + 1)::DOUBLE / _n)
-               AS _unjudged_rows
-    FROM (SELECT _key, _s, _n FROM _ndcg_read ANTI JOIN _ndcg_logged USING (_q, _i)
-          WHERE judged OR coalesce(list_contains(metrics, 'judged_at_k'), false)),
-         _ndcg_cuts
-    WHERE _s <= coalesce(_k, _s)
-    GROUP BY _key, _k
+    SELECT _key AS _uj_key, _k AS _uj_k, hits AS _unjudged_rows
+    FROM _ndcg_scored_gains('_ndcg_unjudged_rows', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
@@ -518,8 +505,7 @@ _ndcg_grade_check AS (
     FROM _ndcg_graded
 )
 SELECT _key, _k,
-       coalesce(coalesce(dcg, 0.0) / nullif(coalesce(_more_idcg, idcg, 0.0), 0),
-                empty_ideal)::DOUBLE AS ndcg,
+       _ndcg_scored_ndcg(dcg, coalesce(_more_idcg, idcg), empty_ideal)::DOUBLE AS ndcg,
        coalesce(dcg, 0.0)::DOUBLE AS dcg,
        coalesce(_more_idcg, idcg, 0.0)::DOUBLE AS idcg,
        shown,

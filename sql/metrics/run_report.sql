@@ -80,42 +80,33 @@ _ndcg_queries AS (
     FROM _ndcg_judged
     GROUP BY _q
 ),
-_ndcg_ideal AS (
-    -- the gains of the judged rows, best first (rows with gain 0 add nothing)
-    SELECT _q, _g, row_number() OVER (PARTITION BY _q ORDER BY _g DESC) AS _p
+_ndcg_gain_rows AS (
+    -- each tie group as one of the scorer's placed rows: its first position, size, gain and hits
+    SELECT _q AS _key, (coalesce(_before, 0) + 1)::BIGINT AS _s, _n, _gain AS _g, _hits
+    FROM _ndcg_placed
+),
+_ndcg_ideal_gains AS (
+    -- the gains of the judged rows (rows with gain 0 add nothing); with k NULL the ideal ends at
+    -- the returned rows, as the aggregates' (full_ideal: it does not)
+    SELECT _q AS _key, _g, CASE WHEN NOT full_ideal THEN _returned END AS _depth
     FROM (SELECT _q, _ndcg_gain_value(_rel, gain) AS _g FROM _ndcg_judged)
+    JOIN _ndcg_queries USING (_q)
     WHERE _g > 0
 ),
 _ndcg_cuts AS (
     SELECT unnest(_ndcg_report_cuts(k)) AS _k
 ),
 _ndcg_group_terms AS (
-    -- positions s .. e of a group, cut at m: its mean gain (or relevance) at each position
-    SELECT _q, _k,
-           fsum(_gain / _n * _ndcg_discount_sum(_s, _e, log_base))
-               AS _dcg,
-           fsum(_gain / _n * (_e - _s + 1)) AS _cg,
-           fsum(_hits / _n * (_e - _s + 1)) AS _hit
-    FROM (
-        SELECT _ndcg_placed.*, _ndcg_cuts._k, (coalesce(_before, 0) + 1)::BIGINT AS _s,
-               least(coalesce(_before, 0) + _n, _ndcg_cuts._k, _ndcg_queries._returned)::BIGINT
-                   AS _e
-        FROM _ndcg_placed JOIN _ndcg_queries USING (_q), _ndcg_cuts
-    )
-    WHERE _s <= _e
-    GROUP BY _q, _k
+    SELECT _key AS _q, _k, dcg AS _dcg, cg AS _cg, hits AS _hit
+    FROM _ndcg_scored_gains('_ndcg_gain_rows', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_ideal_terms AS (
-    SELECT _ndcg_ideal._q, _ndcg_cuts._k, fsum(_g / _ndcg_discount(_p, log_base)) AS _idcg
-    FROM _ndcg_ideal JOIN _ndcg_queries USING (_q), _ndcg_cuts
-    WHERE _p <= coalesce(_ndcg_ideal_cut(_ndcg_cuts._k, _returned, false, full_ideal),
-                         9223372036854775807)
-    GROUP BY _ndcg_ideal._q, _ndcg_cuts._k
+    SELECT _key AS _q, _k, idcg AS _idcg
+    FROM _ndcg_scored_ideal('_ndcg_ideal_gains', '_ndcg_cuts', log_base := log_base)
 )
 SELECT _ndcg_queries._q AS query_id, metric, _ndcg_cuts._k AS k,
        CASE metric
-           WHEN 'ndcg' THEN coalesce(coalesce(_dcg, 0.0) / nullif(coalesce(_idcg, 0.0), 0),
-                                     empty_ideal)
+           WHEN 'ndcg' THEN _ndcg_scored_ndcg(_dcg, _idcg, empty_ideal)
            WHEN 'dcg' THEN coalesce(_dcg, 0.0)
            WHEN 'idcg' THEN coalesce(_idcg, 0.0)
            WHEN 'cg' THEN coalesce(_cg, 0.0)
