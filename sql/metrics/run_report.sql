@@ -112,7 +112,8 @@ SELECT _ndcg_queries._q AS query_id, metric, _ndcg_cuts._k AS k,
            WHEN 'cg' THEN coalesce(_cg, 0.0)
            WHEN 'precision_at_k' THEN
                coalesce(coalesce(_hit, 0.0) / nullif(coalesce(_ndcg_cuts._k, _returned), 0), 0.0)
-           WHEN 'recall_at_k' THEN coalesce(coalesce(_hit, 0.0) / nullif(_relevant, 0), 0.0)
+           WHEN 'recall_at_k' THEN
+               _ndcg_empty(coalesce(_hit, 0.0) / nullif(_relevant, 0), _relevant, empty_ideal)
        END::DOUBLE AS value
 FROM _ndcg_queries
 CROSS JOIN _ndcg_cuts

@@ -73,6 +73,35 @@ def test_equals_the_aggregates(judged: duckdb.DuckDBPyConnection, ties: str, k: 
     assert compared >= 400 * 5
 
 
+@pytest.mark.versions
+@pytest.mark.parametrize("empty_ideal", ["NULL", "0.25"])
+def test_empty_ideal_reaches_ndcg_and_recall(judged: duckdb.DuckDBPyConnection,
+                                             empty_ideal: str) -> None:
+    """A query without a relevant row scores empty_ideal in both metrics that take it, as the
+    aggregates do (recall used to give 0.0 whatever empty_ideal said)."""
+    agg = {
+        (q, name): value
+        for q, ndcg, recall in judged.execute(
+            f"SELECT query_id, ndcg(rel, rnk, 5, empty_ideal := {empty_ideal}), "
+            f"recall_at_k(rel, rnk, 5, empty_ideal := {empty_ideal}) FROM j GROUP BY query_id"
+        ).fetchall()
+        for name, value in (("ndcg", ndcg), ("recall_at_k", recall))
+    }
+    got = {
+        (q, metric): value
+        for q, metric, _, value in judged.execute(
+            f"SELECT * FROM run_report('j', k := 5, empty_ideal := {empty_ideal}, "
+            "metrics := ['ndcg', 'recall_at_k'])"
+        ).fetchall()
+    }
+    assert got.keys() == agg.keys()
+    empty = [key for key, value in agg.items() if key[1] == "recall_at_k"
+             and value == (None if empty_ideal == "NULL" else 0.25)]
+    assert len(empty) >= 5, "the fixture must hold queries without a relevant row"
+    for key, want in agg.items():
+        assert got[key] == (None if want is None else pytest.approx(want, abs=1e-12)), key
+
+
 def test_long_format_and_options(judged: duckdb.DuckDBPyConnection) -> None:
     rows = judged.execute(
         "SELECT DISTINCT metric, k FROM run_report('j') ORDER BY ALL"
