@@ -15,6 +15,20 @@ CASE
     ELSE least(k::DOUBLE, 4611686018427387904.0)::BIGINT
 END;
 
+-- _ndcg_threshold_error(threshold, positive) -> BOOLEAN: NULL when threshold, the grade at which a
+-- row counts as relevant, is a finite number (and above 0 when positive is true), else an error
+-- naming it (internal). The aggregates and run_report take any finite threshold; ndcg_report
+-- takes a positive one, because it leaves the items graded 0 out early (they are not relevant
+-- under any threshold above 0).
+CREATE OR REPLACE MACRO _ndcg_threshold_error(threshold, positive) AS
+CASE
+    WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true)
+         OR (positive AND TRY_CAST(threshold AS DOUBLE) <= 0) THEN
+        error('duckdb_ndcg: threshold must be a '
+              || CASE WHEN positive THEN 'positive' ELSE 'finite' END || ' number, got '
+              || coalesce(threshold::VARCHAR, 'NULL'))
+END;
+
 -- _ndcg_grade_error(rel, gain, negative): aggregate; NULL when a group's grades and the gain and
 -- negative arguments are valid, else an error naming the problem (internal). Grades are checked
 -- once per group from min/max (DuckDB orders NaN above every number), so the hot path can work on

@@ -541,10 +541,7 @@ WHERE CASE
                      || coalesce(metrics::VARCHAR, 'NULL'))
            WHEN len(list_distinct(metrics)) < len(metrics) THEN
                error('duckdb_ndcg: metrics lists a metric more than once: ' || metrics::VARCHAR)
-           WHEN coalesce(NOT (TRY_CAST(threshold AS DOUBLE) > 0
-                              AND isfinite(TRY_CAST(threshold AS DOUBLE))), true) THEN
-               error('duckdb_ndcg: threshold must be a positive number, got '
-                     || coalesce(threshold::VARCHAR, 'NULL'))
+           WHEN _ndcg_threshold_error(threshold, true) IS NOT NULL THEN false
            -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
            WHEN _ndcg_report_max_grade(max_grade, mapping, value_grades) IS NULL THEN false
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN

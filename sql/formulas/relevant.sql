@@ -5,9 +5,7 @@
 -- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
 CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold) AS
 CASE
-    WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
-        error('duckdb_ndcg: threshold must be a finite number, got '
-              || coalesce(threshold::VARCHAR, 'NULL'))
+    WHEN _ndcg_threshold_error(threshold, false) IS NOT NULL THEN NULL
     WHEN rel IS NULL THEN 0
     WHEN NOT isfinite(_ndcg_number(rel, 'rel')) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)

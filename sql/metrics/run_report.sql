@@ -47,9 +47,7 @@ _ndcg_checks AS (
                     > 0 OR len(metrics) = 0 THEN
                    error('duckdb_ndcg: metrics must name some of ndcg, dcg, idcg, cg, '
                          || 'precision_at_k, recall_at_k, got ' || coalesce(metrics::VARCHAR, 'NULL'))
-               WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true) THEN
-                   error('duckdb_ndcg: threshold must be a finite number, got '
-                         || coalesce(threshold::VARCHAR, 'NULL'))
+               WHEN _ndcg_threshold_error(threshold, false) IS NOT NULL THEN NULL
                WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false, got NULL')
                WHEN _ndcg_rank_error(_rnk, ties, _i) IS NOT NULL
                     OR _ndcg_grade_error(_rel, gain, 'error') IS NOT NULL
