@@ -168,12 +168,11 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 --   2. One window pass over each ranking in rank order gives every row its tie group's first
 --      position s and size n, and the ranking's counts; only rows with s <= max(k) + 1 go on
 --      (whole rankings when k is NULL).
---   3. DCG@k: a row of gain g adds g / n x (sum of the discounts of positions s .. min(s + n - 1,
---      k)): its share of its tie group's mean gain at each position the group has within k
---      (ties := 'average', exact when a group straddles k); with ties := 'key' every row is its
---      own group (order by rank, then item descending, as trec_eval). Tie groups are summed
---      first, so a huge group costs its size once.
---   4. IDCG@k: the graded gains of each query, best first (a window over the gained items).
+--   3. DCG@k: the scorer (_ndcg_scored_gains, shared with run_report) spreads each tie group's
+--      mean gain over the positions s .. min(s + n - 1, k) it has within k (ties := 'average',
+--      exact when a group straddles k); with ties := 'key' every row is its own group (order by
+--      rank, then item descending, as trec_eval).
+--   4. IDCG@k: the graded gains of each query, best first (_ndcg_scored_ideal).
 --   5. Only when metrics names more than ndcg (a constant condition: DuckDB drops this branch
 --      otherwise, so the default plan is steps 1-4 alone): _judged, the judged run of each
 --      ranking as a list — the rows read in step 2 with their grade (0 without events) and s as
@@ -187,9 +186,9 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 --      judged_at_k, the share of the first k rows (least(k, shown); all when k is NULL) whose
 --      (query, item) the events judge: an event of a type the mapping grades, 0 included (an
 --      impression). The rows read are anti-joined to the events (a second scan of them: grade 0
---      events are not in step 1); each unjudged row is spread over its tie group's positions
---      within k as DCG spreads gains (the expected share for a group straddling k). NULL
---      otherwise.
+--      events are not in step 1); the scorer spreads each unjudged row over its tie group's
+--      positions within k as it spreads gains (the expected share for a group straddling k).
+--      NULL otherwise.
 -- duplicates = 'error' checks the rows a cutoff reads (those with s <= max(k) + 1: the first
 -- max(k) + 1 rows and whole tie groups there; all rows when k is NULL or r_precision is named): a
 -- duplicate further down cannot change a metric at k.

@@ -6,8 +6,10 @@
 -- Metrics of every query of a judged-run table, in long format, for logs larger than memory: the
 -- aggregates (ndcg(rel, rnk, 10) under GROUP BY) keep list and top-N states that DuckDB does not
 -- spill, while this plan is made of what it does spill: one hash aggregate per tie group, window
--- sums over sorted groups, joins. Same conventions as the aggregates (one row per (query, item);
--- rel NULL = unjudged; rnk NULL = judged but not returned, in the ideal only; smaller rnk first).
+-- sums over sorted groups, joins; its tie groups and ideal are scored by the scorer of
+-- ndcg_report's engine (_ndcg_scored_gains, _ndcg_scored_ideal). Same conventions as the
+-- aggregates (one row per (query, item); rel NULL = unjudged; rnk NULL = judged but not returned,
+-- in the ideal only; smaller rnk first).
 --   k          a cutoff or a list of them; NULL = the returned rows (the aggregates' k NULL).
 --   metrics    any of 'ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'.
 --   ties       'average': a tie group's rows share its mean gain at each of its positions, also
