@@ -25,9 +25,9 @@ WITH _ndcg_logged AS (
 SELECT _key, _j.i AS _i, CASE WHEN _lq IS NOT NULL THEN _j.rel END::DOUBLE AS rel,
        _j.rnk::DOUBLE AS rnk
 FROM (
-    -- k NULL: whole rankings; a family metric named, so that the engine builds each ranking's
-    -- judged run (the shown rows in order, rnk the tie group's start, then the graded items not
-    -- shown, rnk NULL)
+    -- k NULL: whole rankings; a metric scored over the judged run named (hit_rate), so that the
+    -- engine builds each ranking's judged run (the shown rows in order, rnk the tie group's
+    -- start, then the graded items not shown, rnk NULL)
     SELECT _key, unnest(_judged) AS _j
     FROM _ndcg_report_rows(rankings, events, k := NULL,
                            slice_by := CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by)
@@ -42,7 +42,7 @@ FROM (
                            duplicates := duplicates, event_col := event_col,
                            mapping := _ndcg_mapping(mapping), collapse := collapse,
                            time_col := time_col, unknown := unknown,
-                           metrics := ['ndcg', 'precision_at_k'], threshold := 1,
+                           metrics := ['ndcg', 'hit_rate'], threshold := 1,
                            max_grade := 'mapping', judged := false, value_col := value_col,
                            value_grades := value_grades, bucket := bucket, start := start,
                            stop := stop, rankings_time_col := rankings_time_col)

@@ -72,14 +72,27 @@ CREATE OR REPLACE MACRO _ndcg_report_metrics() AS
 ['ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k', 'hit_rate', 'reciprocal_rank',
  'average_precision', 'r_precision', 'err', 'rbp', 'judged_at_k'];
 
+-- _ndcg_report_counted(metrics) -> BOOLEAN (internal): whether a report's metrics := [...] names
+-- precision_at_k, recall_at_k or f1_at_k, the family's metrics that are linear in the relevant
+-- rows within k: the scorer counts those rows (its hits) with DCG, in the same spilling pass, so
+-- no judged run is built for them. A constant, so DuckDB folds it (and the default report reads
+-- no grade beyond the gain).
+-- Example: SELECT _ndcg_report_counted(['ndcg', 'recall_at_k']);  -- true
+CREATE OR REPLACE MACRO _ndcg_report_counted(metrics) AS
+coalesce(list_has_any(metrics, ['precision_at_k', 'recall_at_k', 'f1_at_k']), false);
+
 -- _ndcg_report_has_family(metrics) -> BOOLEAN (internal): whether a report's metrics := [...]
--- names a metric of the family besides ndcg and judged_at_k (false for NULL or ['ndcg'], the
--- default; judged_at_k is the engine's own column, not scored over the judged run). The one
--- condition under which the report builds its judged runs (_ndcg_report_rows) and reads the
--- family's aggregates (_ndcg_report_metric_rows); a constant, so DuckDB folds it.
+-- names a metric scored over each ranking's judged run (hit_rate, reciprocal_rank,
+-- average_precision, r_precision, err, rbp: they depend on the order within the ranking); false
+-- for NULL, ['ndcg'] (the default) and the metrics the engine computes itself (judged_at_k, and
+-- the counted ones of _ndcg_report_counted). The one condition under which the report builds its
+-- judged runs (_ndcg_report_rows) and reads the family's aggregates (_ndcg_report_metric_rows); a
+-- constant, so DuckDB folds it.
 -- Example: SELECT _ndcg_report_has_family(['ndcg', 'err']);  -- true
 CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics) AS
-coalesce(len(list_filter(metrics, lambda m: coalesce(m NOT IN ('ndcg', 'judged_at_k'), true))) > 0, false);
+coalesce(len(list_filter(metrics, lambda m: coalesce(
+    m NOT IN ('ndcg', 'judged_at_k', 'precision_at_k', 'recall_at_k', 'f1_at_k'), true))) > 0,
+         false);
 
 -- _ndcg_report_max_grade(max_grade, mapping, value_grades := NULL): err's max_grade in
 -- ndcg_report, checked (internal): 'mapping' is the largest grade of value_grades when given,
@@ -158,7 +171,8 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 -- _ndcg_report_rows(rankings, events, k := ..., slice_by := ..., query_col := ..., ...every option of
 --                   ndcg_report..., judged := ...)
 --   -> TABLE(_key STRUCT(query and slice columns), _k, ndcg, dcg, idcg, shown, shown_relevant,
---            relevant, _judged STRUCT(i, rel, rnk)[], judged_at_k DOUBLE)
+--            relevant, precision_at_k, recall_at_k, f1_at_k, _judged STRUCT(i, rel, rnk)[],
+--            judged_at_k DOUBLE)
 -- The engine of ndcg_report, ndcg_summary and compare_rankers (internal; see ndcg_report for the
 -- parameters; metrics, threshold and max_grade are checked here, used by
 -- _ndcg_report_metric_rows). Built only of what DuckDB spills to disk, so a log larger than memory finishes:
@@ -173,8 +187,12 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 --      exact when a group straddles k); with ties := 'key' every row is its own group (order by
 --      rank, then item descending, as trec_eval).
 --   4. IDCG@k: the graded gains of each query, best first (_ndcg_scored_ideal).
---   5. Only when metrics names more than ndcg (a constant condition: DuckDB drops this branch
---      otherwise, so the default plan is steps 1-4 alone): _judged, the judged run of each
+--   5. Only when metrics names precision_at_k, recall_at_k or f1_at_k (a constant condition,
+--      _ndcg_report_counted): the scorer also counts the rows at threshold within k (its hits,
+--      in step 3's pass), and the query's items at threshold give recall's denominator.
+--   6. Only when metrics names a metric that depends on the order within a ranking (a constant
+--      condition, _ndcg_report_has_family: DuckDB drops this branch otherwise, so the default
+--      plan is steps 1-4 alone): _judged, the judged run of each
 --      ranking as a list — the rows read in step 2 with their grade (0 without events) and s as
 --      rank key (s orders the rows as the ranking does and is equal exactly within a tie group),
 --      plus the graded items of the query not among them with rnk NULL; NULL otherwise.
@@ -182,7 +200,7 @@ CREATE OR REPLACE MACRO _ndcg_report_columns() AS
 --      read count as not shown: they cannot change a metric at a cutoff <= max(k) except
 --      through the relevant count, which keeps them. r_precision reads R rows (R can exceed k),
 --      so it reads whole rankings.
---   6. Only when judged is true or metrics names judged_at_k (a constant condition, as in 5):
+--   7. Only when judged is true or metrics names judged_at_k (a constant condition, as in 6):
 --      judged_at_k, the share of the first k rows (least(k, shown); all when k is NULL) whose
 --      (query, item) the events judge: an event of a type the mapping grades, 0 included (an
 --      impression). The rows read are anti-joined to the events (a second scan of them: grade 0
@@ -371,6 +389,9 @@ _ndcg_placed AS (
     -- one sort per ranking (spills): tie group start _s and size _n of every row, and the
     -- ranking's counts on its first row
     SELECT _key, _q, _i, _g,
+           -- a relevant row, counted for precision, recall and F1 (0 when none is named: folded)
+           CASE WHEN _ndcg_report_counted(metrics) THEN coalesce(rel >= threshold, false)::INTEGER
+                ELSE 0 END AS _hits,
            rank() OVER _w AS _s,
            count(*) OVER (_w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS _n,
            row_number() OVER _w = 1 AS _first,
@@ -396,11 +417,11 @@ _ndcg_rankings_read AS (
     SELECT _key, _q, shown, shown_relevant, _null_keys, _bad_rank FROM _ndcg_read WHERE _first
 ),
 _ndcg_gain_rows AS (
-    -- the rows read as the scorer's placed rows (the report's hits are the family's aggregates)
-    SELECT _key, _s, _n, _g, 0 AS _hits FROM _ndcg_read
+    -- the rows read as the scorer's placed rows
+    SELECT _key, _s, _n, _g, _hits FROM _ndcg_read
 ),
 _ndcg_dcg AS (
-    SELECT _key AS _dcg_key, _k AS _dcg_k, dcg
+    SELECT _key AS _dcg_key, _k AS _dcg_k, dcg, hits
     FROM _ndcg_scored_gains('_ndcg_gain_rows', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_repeated AS (
@@ -419,7 +440,12 @@ _ndcg_ideal AS (
     FROM _ndcg_scored_ideal('_ndcg_ideal_gains', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_relevant AS (
-    SELECT _q AS _rel_q, count(*) AS relevant FROM _ndcg_graded WHERE rel > 0 GROUP BY _q
+    -- the relevant items of each query: graded above 0, and at threshold (which is above 0)
+    SELECT _q AS _rel_q, count(*) AS relevant,
+           count(*) FILTER (WHERE rel >= threshold) AS _relevant_at
+    FROM _ndcg_graded
+    WHERE rel > 0
+    GROUP BY _q
 ),
 _ndcg_more AS (
     -- duplicates = 'allow': the graded items a ranking shows more than once (at any depth) and
@@ -443,7 +469,8 @@ _ndcg_more_ideal AS (
     FROM _ndcg_scored_ideal('_ndcg_more_gains', '_ndcg_cuts', log_base := log_base)
 ),
 _ndcg_more_relevant AS (
-    SELECT _key AS _more_rel_key, sum(_more)::BIGINT AS _more_relevant
+    SELECT _key AS _more_rel_key, sum(_more)::BIGINT AS _more_relevant,
+           (sum(_more) FILTER (WHERE rel >= threshold))::BIGINT AS _more_relevant_at
     FROM _ndcg_more WHERE rel > 0 GROUP BY _key
 ),
 _ndcg_judged AS (
@@ -510,6 +537,24 @@ SELECT _key, _k,
        shown,
        shown_relevant,
        coalesce(relevant, 0) + coalesce(_more_relevant, 0) AS relevant,
+       -- precision, recall and F1 as their aggregates give them over the judged run (relevant
+       -- rows within k, spread over tie groups by the scorer; the judged run's relevant rows)
+       CASE WHEN list_contains(metrics, 'precision_at_k') THEN
+           coalesce(coalesce(hits, 0.0) / nullif(coalesce(_k, shown), 0), 0.0)
+       END::DOUBLE AS precision_at_k,
+       -- (the judged run's relevant rows: the query's items at threshold, and the repeats)
+       CASE WHEN list_contains(metrics, 'recall_at_k') THEN
+           list_transform([coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0)],
+                          lambda r: _ndcg_empty(coalesce(coalesce(hits, 0.0) / nullif(r, 0), 0.0),
+                                                r, empty_ideal))[1]
+       END::DOUBLE AS recall_at_k,
+       CASE WHEN list_contains(metrics, 'f1_at_k') THEN
+           list_transform([coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0)],
+                          lambda r: _ndcg_empty(coalesce(2.0 * coalesce(hits, 0.0)
+                                                         / nullif(coalesce(_k, shown) + r, 0),
+                                                         0.0),
+                                                r, empty_ideal))[1]
+       END::DOUBLE AS f1_at_k,
        _judged,
        CASE WHEN judged OR coalesce(list_contains(metrics, 'judged_at_k'), false) THEN
            (least(coalesce(_k, shown), shown) - coalesce(_unjudged_rows, 0.0))
@@ -630,14 +675,15 @@ WHERE CASE
 --            recall_at_k, f1_at_k, hit_rate, reciprocal_rank, average_precision, r_precision,
 --            err, rbp, judged_at_k DOUBLE)
 -- _ndcg_report_rows with the family metrics of ndcg_report and ndcg_summary (internal): each
--- named metric is its aggregate over the ranking's judged run (_ndcg_report_rows' _judged list,
--- unnested) grouped by (ranking, cutoff), with the report's ties (tie_key: the item), threshold,
--- empty_ideal and max_grade; a metric not named is NULL (a constant CASE: DuckDB drops its
--- aggregate); judged_at_k is the engine's column (judged := true or named in metrics: see
--- _ndcg_report_rows). Kept apart from the engine so that compare_rankers, compare_summary and ab_summary
+-- named metric that depends on the order within a ranking (hit_rate, reciprocal_rank,
+-- average_precision, r_precision, err, rbp) is its aggregate over the ranking's judged run
+-- (_ndcg_report_rows' _judged list, unnested) grouped by (ranking, cutoff), with the report's
+-- ties (tie_key: the item), threshold, empty_ideal and max_grade; a metric not named is NULL (a
+-- constant CASE: DuckDB drops its aggregate); precision_at_k, recall_at_k, f1_at_k and
+-- judged_at_k are the engine's columns (see _ndcg_report_rows). Kept apart from the engine so that compare_rankers, compare_summary and ab_summary
 -- do not bind (plan) these aggregates.
 -- With only ndcg named (the default) the family is not even bound: the result is one of two
--- CTEs, _ndcg_only (the engine's rows, the family columns NULL) or _ndcg_family, picked by name
+-- CTEs, _ndcg_only (the engine's rows, the list-scored columns NULL) or _ndcg_family, picked by name
 -- with query_table from a constant condition on metrics (no user text goes into that name).
 -- DuckDB 1.5 and 2.0 bind a CTE only when it is read, so the default report plans without the
 -- family's aggregates (design_timings.md); DuckDB 1.4 binds every CTE of a
@@ -673,9 +719,8 @@ WITH _ndcg_engine AS NOT MATERIALIZED (
                            start := start, stop := stop, rankings_time_col := rankings_time_col)
 ),
 _ndcg_only AS NOT MATERIALIZED (
-    SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant,
-           NULL::DOUBLE AS precision_at_k, NULL::DOUBLE AS recall_at_k, NULL::DOUBLE AS f1_at_k,
-           NULL::DOUBLE AS hit_rate, NULL::DOUBLE AS reciprocal_rank,
+    SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
+           recall_at_k, f1_at_k, NULL::DOUBLE AS hit_rate, NULL::DOUBLE AS reciprocal_rank,
            NULL::DOUBLE AS average_precision, NULL::DOUBLE AS r_precision, NULL::DOUBLE AS err,
            NULL::DOUBLE AS rbp, judged_at_k
     FROM _ndcg_engine
@@ -686,18 +731,8 @@ _ndcg_family AS NOT MATERIALIZED (
     SELECT _key, _k, any_value(ndcg) AS ndcg, any_value(dcg) AS dcg, any_value(idcg) AS idcg,
            any_value(shown) AS shown, any_value(shown_relevant) AS shown_relevant,
            any_value(relevant) AS relevant,
-           CASE WHEN list_contains(metrics, 'precision_at_k') THEN
-               precision_at_k(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                              tie_key := _j.i)
-           END::DOUBLE AS precision_at_k,
-           CASE WHEN list_contains(metrics, 'recall_at_k') THEN
-               recall_at_k(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                           tie_key := _j.i, empty_ideal := empty_ideal)
-           END::DOUBLE AS recall_at_k,
-           CASE WHEN list_contains(metrics, 'f1_at_k') THEN
-               f1_at_k(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                       tie_key := _j.i, empty_ideal := empty_ideal)
-           END::DOUBLE AS f1_at_k,
+           any_value(precision_at_k) AS precision_at_k, any_value(recall_at_k) AS recall_at_k,
+           any_value(f1_at_k) AS f1_at_k,
            CASE WHEN list_contains(metrics, 'hit_rate') THEN
                hit_rate(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
                         tie_key := _j.i, empty_ideal := empty_ideal)

@@ -291,12 +291,12 @@ def test_the_default_report_does_not_bind_the_family(
     con: duckdb.DuckDBPyConnection, macro: str
 ) -> None:
     # Binding the nine family aggregates cost every call 0.2-0.5 s of planning, even with
-    # metrics := ['ndcg']. Measured without a clock: the public err and precision_at_k are
+    # metrics := ['ndcg']. Measured without a clock: the public err and hit_rate are
     # replaced by macros that cannot bind on a DOUBLE (struct_extract of a number), so a report
     # that binds them fails, and one that names neither does not. The traps take the guard that
     # our macros pass to each other (duckdb_ndcg.macros.guard()), so the report calls them.
     _log(con, 1, tied=False)
-    for name in ("err", "precision_at_k"):
+    for name in ("err", "hit_rate"):
         con.execute(
             f"CREATE OR REPLACE MACRO {name}(rel, rnk, k := NULL, threshold := 1, "
             "max_grade := 4, ties := 'average', tie_key := NULL, empty_ideal := 0.0, "
@@ -315,8 +315,12 @@ def test_the_default_report_does_not_bind_the_family(
         tuple(pytest.approx(v, abs=1e-12) if isinstance(v, float) else v for v in row)
         for row in rows
     ]
-    # and the traps do fire once a family metric is named
-    for named in ("err", "precision_at_k"):
+    # precision, recall and F1 are counted by the engine's scorer: no judged run, no aggregate
+    counted = con.sql(f"SELECT * FROM {macro}({base}, metrics := ['ndcg', 'precision_at_k', "
+                      "'recall_at_k', 'f1_at_k'])").fetchall()
+    assert len(counted) == len(rows)
+    # and the traps do fire once a metric scored over the judged run is named
+    for named in ("err", "hit_rate"):
         with pytest.raises(duckdb.BinderException, match="struct_extract"):
             con.sql(f"SELECT * FROM {macro}({base}, metrics := ['ndcg', '{named}'])").fetchall()
 
