@@ -95,7 +95,8 @@ FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
 --                 empty list is an error). The columns above are always there (ndcg among them); each family
 --                 metric named adds one DOUBLE column of its name after `relevant`, in the order
 --                 of that list whatever the order given. Each is exactly its aggregate over the
---                 ranking's judged run: the shown rows with their grade (0 without events) in the
+--                 ranking's judged run (precision_at_k, recall_at_k and f1_at_k are counted by
+--                 the engine, in its spilling plan; the others are those aggregates): the shown rows with their grade (0 without events) in the
 --                 report's order, and the query's graded items not shown with rnk NULL (in the
 --                 ideal, R and the relevant count only), with the report's ties (tie_key: the
 --                 item), k (NULL: the whole ranking), threshold and empty_ideal (recall_at_k,

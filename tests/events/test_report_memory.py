@@ -47,6 +47,10 @@ SCRIPT = textwrap.dedent(
         "summary": "SELECT sum(mean_ndcg * queries), sum(queries) FROM ndcg_summary('a', 'events', "
                    "k := [5, 10], slice_by := ['device'])",
         "compare": "SELECT avg(diff), count(*) FROM compare_rankers('a', 'b', 'events', k := 10)",
+        # precision, recall and F1 are counted by the engine's scorer, in the same plan
+        "counted": "SELECT avg(recall_at_k) + avg(precision_at_k) + avg(f1_at_k), count(*) "
+                   "FROM ndcg_report('a', 'events', k := [5, 10], "
+                   "metrics := ['ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k'])",
     }
     if limit != "none":
         con.execute(f"SET memory_limit = '{limit}'")
