@@ -540,20 +540,16 @@ SELECT _key, _k,
        -- precision, recall and F1 as their aggregates give them over the judged run (relevant
        -- rows within k, spread over tie groups by the scorer; the judged run's relevant rows)
        CASE WHEN list_contains(metrics, 'precision_at_k') THEN
-           coalesce(coalesce(hits, 0.0) / nullif(coalesce(_k, shown), 0), 0.0)
+           _ndcg_scored_precision(hits, _k, shown)
        END::DOUBLE AS precision_at_k,
        -- (the judged run's relevant rows: the query's items at threshold, and the repeats)
        CASE WHEN list_contains(metrics, 'recall_at_k') THEN
-           list_transform([coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0)],
-                          lambda r: _ndcg_empty(coalesce(coalesce(hits, 0.0) / nullif(r, 0), 0.0),
-                                                r, empty_ideal))[1]
+           _ndcg_scored_recall(hits, coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0),
+                               empty_ideal)
        END::DOUBLE AS recall_at_k,
        CASE WHEN list_contains(metrics, 'f1_at_k') THEN
-           list_transform([coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0)],
-                          lambda r: _ndcg_empty(coalesce(2.0 * coalesce(hits, 0.0)
-                                                         / nullif(coalesce(_k, shown) + r, 0),
-                                                         0.0),
-                                                r, empty_ideal))[1]
+           _ndcg_scored_f1(hits, _k, shown,
+                           coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0), empty_ideal)
        END::DOUBLE AS f1_at_k,
        _judged,
        CASE WHEN judged OR coalesce(list_contains(metrics, 'judged_at_k'), false) THEN

@@ -64,3 +64,22 @@ GROUP BY _key, _k;
 -- item within it).
 CREATE OR REPLACE MACRO _ndcg_scored_ndcg(dcg, idcg, empty_ideal) AS
 coalesce(coalesce(dcg, 0.0) / nullif(coalesce(idcg, 0.0), 0), empty_ideal);
+
+-- _ndcg_scored_precision(hits, k, returned) -> DOUBLE (internal): precision_at_k from the scorer's
+-- hits (NULL: none reached the cut), divided by k, or by the returned rows when k is NULL; 0.0
+-- for an empty ranking.
+CREATE OR REPLACE MACRO _ndcg_scored_precision(hits, k, returned) AS
+coalesce(coalesce(hits, 0.0) / nullif(coalesce(k, returned), 0), 0.0);
+
+-- _ndcg_scored_recall(hits, relevant, empty_ideal) -> DOUBLE (internal): recall_at_k from the
+-- scorer's hits over the relevant rows of the judged run; empty_ideal when there is none.
+CREATE OR REPLACE MACRO _ndcg_scored_recall(hits, relevant, empty_ideal) AS
+_ndcg_empty(coalesce(coalesce(hits, 0.0) / nullif(relevant, 0), 0.0), relevant, empty_ideal);
+
+-- _ndcg_scored_f1(hits, k, returned, relevant, empty_ideal) -> DOUBLE (internal): f1_at_k from
+-- the scorer's hits, 2 hits / (k + relevant), k the returned rows when NULL (as f1_at_k);
+-- empty_ideal when there is no relevant row.
+CREATE OR REPLACE MACRO _ndcg_scored_f1(hits, k, returned, relevant, empty_ideal) AS
+_ndcg_empty(coalesce(2.0 * coalesce(hits, 0.0) / nullif(coalesce(k, returned) + relevant, 0),
+                     0.0),
+            relevant, empty_ideal);

@@ -110,10 +110,8 @@ SELECT _ndcg_queries._q AS query_id, metric, _ndcg_cuts._k AS k,
            WHEN 'dcg' THEN coalesce(_dcg, 0.0)
            WHEN 'idcg' THEN coalesce(_idcg, 0.0)
            WHEN 'cg' THEN coalesce(_cg, 0.0)
-           WHEN 'precision_at_k' THEN
-               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(_ndcg_cuts._k, _returned), 0), 0.0)
-           WHEN 'recall_at_k' THEN
-               _ndcg_empty(coalesce(_hit, 0.0) / nullif(_relevant, 0), _relevant, empty_ideal)
+           WHEN 'precision_at_k' THEN _ndcg_scored_precision(_hit, _ndcg_cuts._k, _returned)
+           WHEN 'recall_at_k' THEN _ndcg_scored_recall(_hit, _relevant, empty_ideal)
        END::DOUBLE AS value
 FROM _ndcg_queries
 CROSS JOIN _ndcg_cuts

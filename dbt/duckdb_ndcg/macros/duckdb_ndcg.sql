@@ -29,7 +29,7 @@ SET VARIABLE duckdb_ndcg_version = CASE WHEN string_split(regexp_extract(version
 -- text in some documents and numbers in others (UBI's object_id, a timestamp as ISO text or
 -- epoch millis) the type JSON, whose ::VARCHAR keeps the quotes ('"P"'). typeof folds to a
 -- constant, so only one branch runs.
-CREATE OR REPLACE MACRO _ndcg_json_text(x, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_json_text(x, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN typeof(x) = 'JSON' THEN json_extract_string(x::VARCHAR, '$') ELSE x::VARCHAR END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -42,7 +42,7 @@ COMMENT ON MACRO _ndcg_json_text IS 'duckdb_ndcg: _ndcg_json_text(x) -> VARCHAR'
 -- of a logged search response (queryID, query, index, page, hitsPerPage, hits[].objectID), at
 -- its absolute position page × hitsPerPage + its place among the hits (1 = first), the numbering
 -- of the Insights API's positions.
-CREATE OR REPLACE MACRO _ndcg_algolia_shown(responses_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_algolia_shown(responses_tbl, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT query_id, item_id,
        CASE WHEN _page < 0 OR (_page > 0 AND _per_page IS NULL) THEN
                 error('duckdb_ndcg: page must be a whole number >= 0 with hitsPerPage, got page '
@@ -52,7 +52,7 @@ SELECT query_id, item_id,
        search_term, index_name
 FROM (
     SELECT nullif(queryID::VARCHAR, '') AS query_id,
-           _ndcg_json_text(struct_extract(unnest(hits), 'objectID'), _duckdb_ndcg_de4a2e00d9 := true) AS item_id,
+           _ndcg_json_text(struct_extract(unnest(hits), 'objectID'), _duckdb_ndcg_428ef714e4 := true) AS item_id,
            generate_subscripts(hits, 1) AS _place,
            coalesce(TRY_CAST(page AS BIGINT), 0) AS _page,
            TRY_CAST(hitsPerPage AS BIGINT) AS _per_page,
@@ -71,7 +71,7 @@ COMMENT ON MACRO TABLE _ndcg_algolia_shown IS 'duckdb_ndcg: _ndcg_algolia_shown(
 -- 'add_to_cart', conversion/purchase 'purchase', view 'view' (ndcg_report's default mapping
 -- grades them 1, 2, 3, 0); a given MAP replaces it ({'conversion': 'purchase'} reads untyped
 -- conversions as purchases). Any other value is an error naming event_types.
-CREATE OR REPLACE MACRO _ndcg_algolia_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_algolia_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN event_types IS NULL
      THEN MAP {'click': 'click', 'conversion/addToCart': 'add_to_cart',
                'conversion/purchase': 'purchase', 'view': 'view'}
@@ -97,9 +97,9 @@ COMMENT ON MACRO _ndcg_algolia_types IS 'duckdb_ndcg: _ndcg_algolia_types(event_
 -- shown: NULL computes the shown lists; a table's name reads them from it instead
 -- (algolia_rankings with the same options, made once: what evaluate(source=...) passes).
 CREATE OR REPLACE MACRO _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types := NULL,
-                                                   shown := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                                   shown := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_computed_shown AS (
-    SELECT * FROM _ndcg_algolia_shown(responses_tbl, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_algolia_shown(responses_tbl, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_shown AS (
     -- the shown lists: the table named by `shown` (evaluate() passes the algolia_rankings it
@@ -110,18 +110,18 @@ _ndcg_objects AS (
     SELECT eventType::VARCHAR || coalesce('/' || eventSubtype::VARCHAR, '') AS event_name,
            nullif(coalesce(struct_extract(objectData[_place], 'queryID')::VARCHAR,
                            queryID::VARCHAR), '') AS query_id,
-           nullif(_ndcg_json_text(_object, _duckdb_ndcg_de4a2e00d9 := true), '') AS item_id,
+           nullif(_ndcg_json_text(_object, _duckdb_ndcg_428ef714e4 := true), '') AS item_id,
            coalesce(authenticatedUserToken::VARCHAR, userToken::VARCHAR) AS user_id,
            CASE WHEN "timestamp" IS NULL THEN NULL
                 ELSE make_timestamp(TRY_CAST("timestamp" AS BIGINT) * 1000) END AS event_at,
-           TRY_CAST(_ndcg_json_text(struct_extract(objectData[_place], 'price'), _duckdb_ndcg_de4a2e00d9 := true) AS DOUBLE)
+           TRY_CAST(_ndcg_json_text(struct_extract(objectData[_place], 'price'), _duckdb_ndcg_428ef714e4 := true) AS DOUBLE)
                * coalesce(TRY_CAST(struct_extract(objectData[_place], 'quantity') AS DOUBLE), 1)
                AS value
     FROM (SELECT *, unnest(objectIDs) AS _object, generate_subscripts(objectIDs, 1) AS _place
           FROM query_table(events_tbl))
 ),
 _ndcg_events AS (
-    SELECT o.*, map_extract_value(_ndcg_algolia_types(event_types, _duckdb_ndcg_de4a2e00d9 := true), o.event_name) AS event_type,
+    SELECT o.*, map_extract_value(_ndcg_algolia_types(event_types, _duckdb_ndcg_428ef714e4 := true), o.event_name) AS event_type,
            s.position
     FROM _ndcg_objects o
     LEFT JOIN _ndcg_shown s ON s.query_id = o.query_id AND s.item_id = o.item_id
@@ -158,7 +158,7 @@ COMMENT ON MACRO TABLE _ndcg_algolia_interactions IS 'duckdb_ndcg: _ndcg_algolia
 -- earlier showing (a join) grew with their product: one user clicking an item 40,000 times that
 -- was shown to them 40,000 times took 65 s, the windows 0.09 s
 -- (benchmarks/results/design_timings.md).
-CREATE OR REPLACE MACRO _ndcg_attributed(acts, shown, attribution := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_attributed(acts, shown, attribution := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_acting AS (
     SELECT _row, _who, item_id, event_at, _from
     FROM query_table(acts)
@@ -221,7 +221,7 @@ COMMENT ON MACRO TABLE _ndcg_attributed IS 'duckdb_ndcg: _ndcg_attributed(acts, 
 -- (internal): attribution_window NULL is 1 day for every type; an INTERVAL (or its text) is that
 -- for every type; a MAP from event name to INTERVAL gives each named type its own, and 1 day to
 -- the types it does not name.
-CREATE OR REPLACE MACRO _ndcg_attribution_window(attribution_window, event_name, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_attribution_window(attribution_window, event_name, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(TRY_CAST(attribution_window AS INTERVAL),
          map_extract_value(TRY_CAST(attribution_window AS MAP(VARCHAR, INTERVAL)), event_name),
          INTERVAL 1 DAY){% endraw %}{%- endset -%}
@@ -233,7 +233,7 @@ COMMENT ON MACRO _ndcg_attribution_window IS 'duckdb_ndcg: _ndcg_attribution_win
 -- _ndcg_log1p(u): ln(1 + u), accurate for small u (DuckDB has no log1p) (internal). The rounding
 -- of w = 1 + u cancels in ln(w) * u / (w - 1) (Goldberg, "What every computer scientist should
 -- know about floating-point arithmetic", theorem 4).
-CREATE OR REPLACE MACRO _ndcg_log1p(u, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_log1p(u, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN 1.0::DOUBLE + u = 1.0 THEN u::DOUBLE
      ELSE ln(1.0::DOUBLE + u) * u / ((1.0::DOUBLE + u) - 1.0)
 END{% endraw %}{%- endset -%}
@@ -248,11 +248,11 @@ COMMENT ON MACRO _ndcg_log1p IS 'duckdb_ndcg: _ndcg_log1p(u): ln(1 + u), accurat
 -- difference of the 1/(12z) - 1/(360z^3) + 1/(1260z^5) - 1/(1680z^7) terms (truncation error
 -- below 1e-15), instead of subtracting two lgamma values of order z ln z: at z = 5e5 that
 -- subtraction alone loses 1e-9 of relative precision.
-CREATE OR REPLACE MACRO _ndcg_lbeta(a, b, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_lbeta(a, b, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN greatest(a, b) < 20 THEN lgamma(a) + lgamma(b) - lgamma(a + b)
     ELSE lgamma(least(a, b))
-         - ((greatest(a, b) - 0.5) * _ndcg_log1p(least(a, b) / greatest(a, b), _duckdb_ndcg_de4a2e00d9 := true)
+         - ((greatest(a, b) - 0.5) * _ndcg_log1p(least(a, b) / greatest(a, b), _duckdb_ndcg_428ef714e4 := true)
             + least(a, b) * ln(greatest(a, b) + least(a, b)) - least(a, b)
             + list_sum(list_transform([1.0::DOUBLE / (greatest(a, b) + least(a, b)),
                                        -1.0::DOUBLE / greatest(a, b)],
@@ -274,7 +274,7 @@ COMMENT ON MACRO _ndcg_lbeta IS 'duckdb_ndcg: _ndcg_lbeta(a, b): ln B(a, b) = lg
 -- about 2 sqrt(min(a, b))) and multiplied by
 -- x^a y^b / (a B(a, b)), with ln B from _ndcg_lbeta. The list is DOUBLE like the accumulator
 -- (DuckDB 1.5 requires it).
-CREATE OR REPLACE MACRO _ndcg_betainc(a, b, x, y, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_betainc(a, b, x, y, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN x <= 0 THEN 0.0::DOUBLE
     WHEN y <= 0 THEN 1.0::DOUBLE
@@ -290,16 +290,16 @@ CASE
                      -- that cancel (3e-9 of relative error at a + b = 4e6), plus
                      -- ln sqrt(a b / (2 pi (a + b))) and the series' 1/z terms for a + b, -a and
                      -- -b (odd in z)
-                     s.a * _ndcg_log1p((s.x * s.b - s.y * s.a) / s.a, _duckdb_ndcg_de4a2e00d9 := true)
-                     + s.b * _ndcg_log1p((s.y * s.a - s.x * s.b) / s.b, _duckdb_ndcg_de4a2e00d9 := true)
+                     s.a * _ndcg_log1p((s.x * s.b - s.y * s.a) / s.a, _duckdb_ndcg_428ef714e4 := true)
+                     + s.b * _ndcg_log1p((s.y * s.a - s.x * s.b) / s.b, _duckdb_ndcg_428ef714e4 := true)
                      + 0.5 * ln(s.a * s.b / (2.0 * pi() * (s.a + s.b)))
                      + list_sum(list_transform(
                          [1.0 / (s.a + s.b), -1.0 / s.a, -1.0 / s.b],
                          lambda w: w * (1.0 / 12 - w * w * (1.0 / 360 - w * w * (1.0 / 1260
                                                             - w * w / 1680)))))
-                 ELSE s.a * CASE WHEN s.x > 0.5 THEN _ndcg_log1p(-s.y, _duckdb_ndcg_de4a2e00d9 := true) ELSE ln(s.x) END
-                      + s.b * CASE WHEN s.y > 0.5 THEN _ndcg_log1p(-s.x, _duckdb_ndcg_de4a2e00d9 := true) ELSE ln(s.y) END
-                      - _ndcg_lbeta(s.a, s.b, _duckdb_ndcg_de4a2e00d9 := true)
+                 ELSE s.a * CASE WHEN s.x > 0.5 THEN _ndcg_log1p(-s.y, _duckdb_ndcg_428ef714e4 := true) ELSE ln(s.x) END
+                      + s.b * CASE WHEN s.y > 0.5 THEN _ndcg_log1p(-s.x, _duckdb_ndcg_428ef714e4 := true) ELSE ln(s.y) END
+                      - _ndcg_lbeta(s.a, s.b, _duckdb_ndcg_428ef714e4 := true)
                  END)
              / s.a
              / (1.0 + list_reduce(
@@ -323,7 +323,7 @@ COMMENT ON MACRO _ndcg_betainc IS 'duckdb_ndcg: _ndcg_betainc(a, b, x, y): the r
 -- _ndcg_big_gain_error(rel, gain): the error for a grade whose gain exceeds 1e300 (internal). DCG
 -- sums such gains and would overflow DOUBLE to infinity (NaN NDCG), so they are refused: linear
 -- grades up to 1e300, exponential grades below 997 (2^997 - 1 > 1e300).
-CREATE OR REPLACE MACRO _ndcg_big_gain_error(rel, gain, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_big_gain_error(rel, gain, _duckdb_ndcg_428ef714e4 := true) AS
 error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is too large for gain '''
       || gain::VARCHAR || ''': its gain exceeds 1e300 and DCG sums would overflow DOUBLE'
       || CASE WHEN gain::VARCHAR = 'exponential' THEN ' (exponential gain needs grades below 997)'
@@ -341,7 +341,7 @@ COMMENT ON MACRO _ndcg_big_gain_error IS 'duckdb_ndcg: _ndcg_big_gain_error(rel,
 -- whatever the order of the group, so y = a + x with x uniform over 0..d (a: non-relevant rows
 -- in earlier groups); the group adds c times the mean over x: the exact expectation over tied
 -- orders, O(d) per group.
-CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_bpref_sum(rel_groups, non_groups, relevant, nonrelevant, _duckdb_ndcg_428ef714e4 := true) AS
 -- both lists bound once: as macro arguments they may be whole expressions
 list_transform([{rel: rel_groups, non: non_groups}], lambda gs:
     coalesce(list_sum(list_transform(gs.rel, lambda g, j: CASE WHEN g.marked > 0 THEN
@@ -358,7 +358,7 @@ COMMENT ON MACRO _ndcg_bpref_sum IS 'duckdb_ndcg: _ndcg_bpref_sum(rel_groups, no
   {%- set statement -%}{% raw %}
 -- _ndcg_by_value(value_grades, gain): whether events are graded by their value (internal):
 -- value_grades given, or gain := 'value'.
-CREATE OR REPLACE MACRO _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true) AS
 value_grades IS NOT NULL OR coalesce(gain::VARCHAR = 'value', false){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -366,7 +366,7 @@ COMMENT ON MACRO _ndcg_by_value IS 'duckdb_ndcg: _ndcg_by_value(value_grades, ga
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_checked_conf(conf): conf when 0 < conf < 1, else an error naming it (internal).
-CREATE OR REPLACE MACRO _ndcg_checked_conf(conf, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_conf(conf, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN conf > 0 AND conf < 1 THEN conf::DOUBLE
      ELSE error('duckdb_ndcg: conf must be between 0 and 1 (exclusive), got '
                 || coalesce(conf::VARCHAR, 'NULL'))
@@ -379,7 +379,7 @@ COMMENT ON MACRO _ndcg_checked_conf IS 'duckdb_ndcg: _ndcg_checked_conf(conf): c
 -- _ndcg_checked_eps(eps): eps as a DOUBLE when it is a finite number >= 0, else an error naming
 -- it (internal; win_tie_loss). NULL counted no pair, a negative eps every pair a win and a loss,
 -- NaN every pair a tie of nothing.
-CREATE OR REPLACE MACRO _ndcg_checked_eps(eps, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_eps(eps, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN eps >= 0 AND isfinite(eps) THEN eps::DOUBLE
      ELSE error('duckdb_ndcg: eps must be a finite number >= 0, got '
                 || coalesce(eps::VARCHAR, 'NULL'))
@@ -394,7 +394,7 @@ COMMENT ON MACRO _ndcg_checked_eps IS 'duckdb_ndcg: _ndcg_checked_eps(eps): eps 
 -- its rows with a non-finite value in `bad` and adds this to `dropped`). A NaN difference was a
 -- win in a sign count and NaN in a mean: refused, as scipy's nan_policy='raise' does; NULL is
 -- the way to leave a row out.
-CREATE OR REPLACE MACRO _ndcg_checked_finite(bad, macro, what, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_finite(bad, macro, what, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN bad = 0 THEN 0::BIGINT
      ELSE error('duckdb_ndcg: ' || macro || ': ' || what || ' must be finite numbers, got NaN or '
                 || 'infinity in ' || bad::VARCHAR || CASE WHEN bad = 1 THEN ' row' ELSE ' rows' END
@@ -408,7 +408,7 @@ COMMENT ON MACRO _ndcg_checked_finite IS 'duckdb_ndcg: _ndcg_checked_finite(bad,
 -- _ndcg_checked_k(k): k itself when it is NULL or a positive whole number, else an error (internal).
 -- NaN, infinity and text that is not a number are errors too, naming k. A cutoff beyond any list
 -- (up to 1e300 or 2^63 - 1) is kept as 2^62: it cuts nothing, and k + 1 cannot overflow.
-CREATE OR REPLACE MACRO _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN k IS NULL THEN NULL::BIGINT
     -- TRY_CAST throughout: DuckDB 1.4 and 1.5 evaluate every operand of OR, so k::DOUBLE of 'ten'
@@ -431,7 +431,7 @@ COMMENT ON MACRO _ndcg_checked_k IS 'duckdb_ndcg: _ndcg_checked_k(k): k itself w
 -- queries than that is an A/B test (each query served by one arm) or nearly one: the paired
 -- tests compared nothing (query_set 'both': 0 queries) or mostly zero-filled pairs ('either',
 -- 'a', 'b'); the unpaired comparison is Welch's test of each arm's own queries.
-CREATE OR REPLACE MACRO _ndcg_checked_overlap(shared, total, key, query_col, what, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_overlap(shared, total, key, query_col, what, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN 2 * shared >= total THEN 0::BIGINT
      ELSE error('duckdb_ndcg: rankers A and B both showed ' || shared::VARCHAR || ' of the '
                 || total::VARCHAR || ' queries'
@@ -454,7 +454,7 @@ COMMENT ON MACRO _ndcg_checked_overlap IS 'duckdb_ndcg: _ndcg_checked_overlap(sh
   {%- set statement -%}{% raw %}
 -- _ndcg_checked_resamples(resamples): resamples as a BIGINT when it is a whole number >= 1, else an
 -- error naming it (internal).
-CREATE OR REPLACE MACRO _ndcg_checked_resamples(resamples, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_resamples(resamples, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN resamples >= 1 AND resamples = floor(resamples) THEN resamples::BIGINT
      ELSE error('duckdb_ndcg: resamples must be a whole number >= 1, got '
                 || coalesce(resamples::VARCHAR, 'NULL'))
@@ -468,7 +468,7 @@ COMMENT ON MACRO _ndcg_checked_resamples IS 'duckdb_ndcg: _ndcg_checked_resample
 -- NULL, else an error naming the query (internal; compare_summary and ab_summary, before their
 -- tests). empty_ideal := 'nan' gives a query with no relevant item NaN, which a test cannot use;
 -- NULL (empty_ideal := NULL) leaves such a query out of every test.
-CREATE OR REPLACE MACRO _ndcg_checked_score(ndcg, key, k, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_score(ndcg, key, k, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN isfinite(ndcg) IS NOT false THEN ndcg
      ELSE error('duckdb_ndcg: the NDCG' || coalesce('@' || k::VARCHAR, '') || ' of query '
                 || to_json(key) || ' is NaN or infinite (empty_ideal := '
@@ -483,7 +483,7 @@ COMMENT ON MACRO _ndcg_checked_score IS 'duckdb_ndcg: _ndcg_checked_score(ndcg, 
 -- _ndcg_checked_seed(seed): seed (an integer or text, its type kept) unless NULL, which is an
 -- error naming it (internal; randomization_test, bootstrap_ci). A NULL seed hashed every draw to
 -- NULL: randomization p = 1 and a one-point bootstrap interval.
-CREATE OR REPLACE MACRO _ndcg_checked_seed(seed, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_seed(seed, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN seed IS NULL THEN error('duckdb_ndcg: seed must be an integer or text, got NULL')
      ELSE seed
 END{% endraw %}{%- endset -%}
@@ -494,7 +494,7 @@ COMMENT ON MACRO _ndcg_checked_seed IS 'duckdb_ndcg: _ndcg_checked_seed(seed): s
   {%- set statement -%}{% raw %}
 -- _ndcg_checked_shift(shift): shift as a DOUBLE when it is NULL or a finite number, else an error
 -- naming it (internal; paired_ttest, welch_ttest). A NaN or infinite shift made every sum NaN.
-CREATE OR REPLACE MACRO _ndcg_checked_shift(shift, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_checked_shift(shift, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN shift IS NULL OR isfinite(shift::DOUBLE) THEN shift::DOUBLE
      ELSE error('duckdb_ndcg: shift must be a finite number or NULL, got ' || shift::VARCHAR)
 END{% endraw %}{%- endset -%}
@@ -509,7 +509,7 @@ COMMENT ON MACRO _ndcg_checked_shift IS 'duckdb_ndcg: _ndcg_checked_shift(shift)
 -- function binds a bare name among its arguments as its text (query_table(events) reads the
 -- table), but pasted into an expression it would be a column; repeat(t, 1) is a table function,
 -- so its one row is the name's text either way (DuckDB 1.4, 1.5 and 2.x).
-CREATE OR REPLACE MACRO _ndcg_table_name(t, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_table_name(t, _duckdb_ndcg_428ef714e4 := true) AS
 (SELECT * FROM repeat(t, 1)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -532,7 +532,7 @@ CREATE OR REPLACE MACRO _ndcg_click_log(events_tbl, query_col := NULL, item_col 
                                         position_col := NULL, session_col := NULL,
                                         click_col := NULL, action_col := NULL, time_col := NULL,
                                         start_date := NULL, end_date := NULL,
-                                        max_rank := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                        max_rank := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_read AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = coalesce(session_col, query_col)) AS _s,
            COLUMNS(lambda c: c = query_col) AS _q,
@@ -569,7 +569,7 @@ _ndcg_checks AS (
     FROM _ndcg_typed
 ),
 _ndcg_names AS (
-    SELECT _ndcg_table_name(events_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS _events_name
+    SELECT _ndcg_table_name(events_tbl, _duckdb_ndcg_428ef714e4 := true) AS _events_name
 )
 SELECT * FROM (
 SELECT _s, _q, _d, _p, _imp,
@@ -636,14 +636,14 @@ CREATE OR REPLACE MACRO _ndcg_click_pages(events_tbl, query_col := NULL, item_co
                                           click_col := NULL, action_col := NULL,
                                           time_col := NULL, start_date := NULL,
                                           end_date := NULL, max_rank := NULL,
-                                          needed_by := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                          needed_by := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_results AS (
     SELECT _s, _q, _p, min(_d) AS _d, min(_d) <> max(_d) AS _two_items, sum(_imp) AS _imps,
            sum(_clk) AS _clks
     FROM _ndcg_click_log(events_tbl, query_col := query_col, item_col := item_col,
                          position_col := position_col, session_col := session_col,
                          click_col := click_col, action_col := action_col, time_col := time_col,
-                         start_date := start_date, end_date := end_date, max_rank := max_rank, _duckdb_ndcg_de4a2e00d9 := true)
+                         start_date := start_date, end_date := end_date, max_rank := max_rank, _duckdb_ndcg_428ef714e4 := true)
     GROUP BY _s, _q, _p
 ),
 _ndcg_checks AS (
@@ -659,11 +659,11 @@ SELECT _s, _q, _d, _p,
                      || 'session_col := <the column naming one search (a page of results)>')
            WHEN _doubled > 0 THEN
                error('duckdb_ndcg: ' || _doubled || ' (' || session_col || ', ' || query_col
-                     || ', ' || position_col || ') of ' || _ndcg_table_name(events_tbl, _duckdb_ndcg_de4a2e00d9 := true)
+                     || ', ' || position_col || ') of ' || _ndcg_table_name(events_tbl, _duckdb_ndcg_428ef714e4 := true)
                      || ' show more than one result (a position holds one item a page)')
            WHEN _unseen > 0 THEN
                error('duckdb_ndcg: ' || _unseen || ' clicked results of '
-                     || _ndcg_table_name(events_tbl, _duckdb_ndcg_de4a2e00d9 := true) || ' have no impression (' || action_col
+                     || _ndcg_table_name(events_tbl, _duckdb_ndcg_428ef714e4 := true) || ' have no impression (' || action_col
                      || ' = ''impression'') at their ' || session_col || ' and '
                      || position_col)
            ELSE _clks > 0
@@ -683,7 +683,7 @@ COMMENT ON MACRO TABLE _ndcg_click_pages IS 'duckdb_ndcg: _ndcg_click_pages(even
 -- type, collation included, so the literal is compared under it; a column of another type cast
 -- to VARCHAR has none. DuckDB has no type-preserving way to drop a collation, so the report
 -- refuses such keys rather than join 'A' to 'a'.
-CREATE OR REPLACE MACRO _ndcg_collated(v, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_collated(v, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce((CASE WHEN false THEN v ELSE 'A' END) = 'a'
          OR (CASE WHEN false THEN v ELSE 'é' END) = 'e'
          OR (CASE WHEN false THEN v ELSE 'e' || chr(769) END) = chr(233), false){% endraw %}{%- endset -%}
@@ -698,7 +698,7 @@ COMMENT ON MACRO _ndcg_collated IS 'duckdb_ndcg: _ndcg_collated(v): whether the 
 -- text form ('{click=1, purchase=3}', the form gain accepts) as that MAP; NULL stays NULL (the
 -- default grades). Anything else is one error naming the form. A grade text that is no number
 -- ('{click=x}') becomes NULL, which event_relevance refuses.
-CREATE OR REPLACE MACRO _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN mapping IS NULL THEN NULL::MAP(VARCHAR, DOUBLE)
      ELSE coalesce(TRY_CAST(mapping AS MAP(VARCHAR, DOUBLE)),
                    error('duckdb_ndcg: mapping must be a MAP from event type to grade, e.g. '
@@ -715,7 +715,7 @@ COMMENT ON MACRO _ndcg_mapping IS 'duckdb_ndcg: _ndcg_mapping(mapping) -> MAP(VA
 -- holding error() is never folded). _ndcg_discount is the same discount with the error.
 -- The common base 2 is tested first: inside lambda bodies no branch is folded away.
 -- Example: _ndcg_log_discount(3, 2) = 2.0
-CREATE OR REPLACE MACRO _ndcg_log_discount(pos, log_base, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_log_discount(pos, log_base, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN TRY_CAST(log_base AS DOUBLE) = 2 THEN log2(pos + 1.0)
     WHEN log_base::VARCHAR = 'none' THEN 1.0::DOUBLE
@@ -731,33 +731,22 @@ COMMENT ON MACRO _ndcg_log_discount IS 'duckdb_ndcg: _ndcg_log_discount(pos, log
 -- _ndcg_log_discount with its check: log_base 'none' means no discount (1), which turns DCG into
 -- CG (cg, list_cg pass it); NULL, NaN, infinity, text and numbers <= 1 are errors naming log_base.
 -- Example: _ndcg_discount(3, 2) = 2.0
-CREATE OR REPLACE MACRO _ndcg_discount(pos, log_base, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_discount(pos, log_base, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_log_discount(1, log_base, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+    WHEN _ndcg_log_discount(1, log_base, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
         error('duckdb_ndcg: log_base must be a finite number greater than 1, got '
               || coalesce(log_base::VARCHAR, 'NULL'))
-    ELSE _ndcg_log_discount(pos, log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    ELSE _ndcg_log_discount(pos, log_base, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_discount IS 'duckdb_ndcg: _ndcg_discount(pos, log_base): the discount log_base(pos + 1) of 1-based position pos (internal),'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
--- _ndcg_empty(value, relevant, empty_ideal): value, or empty_ideal when the query has no relevant
--- judged row (relevant = 0), where recall-like metrics have nothing to find (internal). 0.0 is
--- trec_eval's and ranx's answer; 1.0 is XGBoost's for AP; NULL makes avg() skip the query
--- (torchmetrics empty_target_action 'neg', 'pos', 'skip').
-CREATE OR REPLACE MACRO _ndcg_empty(value, relevant, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN coalesce(relevant, 0) = 0 THEN empty_ideal::DOUBLE ELSE value END{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
-COMMENT ON MACRO _ndcg_empty IS 'duckdb_ndcg: _ndcg_empty(value, relevant, empty_ideal): value, or empty_ideal when the query has no relevant'{% endraw %}{%- endset -%}
-  {%- do statements.append(statement) -%}
-  {%- set statement -%}{% raw %}
 -- _ndcg_event_grade(event_type, mapping): the grade of one event type (internal). mapping NULL is
 -- the default mapping: impression/view 0, click 1, add_to_cart/cart 2, purchase 3 (the seeds'
 -- grades); otherwise mapping is a MAP from event type to grade. NULL for a type the mapping lacks.
-CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_event_grade(event_type, mapping, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN mapping IS NULL THEN
         CASE event_type::VARCHAR
@@ -775,7 +764,7 @@ COMMENT ON MACRO _ndcg_event_grade IS 'duckdb_ndcg: _ndcg_event_grade(event_type
   {%- set statement -%}{% raw %}
 -- _ndcg_is_number_type(type_name): whether a typeof() name is a numeric type (or the NULL type of
 -- an all-NULL column), the types grades and rank keys may have (internal).
-CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_is_number_type(type_name, _duckdb_ndcg_428ef714e4 := true) AS
 regexp_full_match(type_name,
                   '"?NULL"?|U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?(_LITERAL)?|FLOAT|DOUBLE|DECIMAL.*'){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -785,7 +774,7 @@ COMMENT ON MACRO _ndcg_is_number_type IS 'duckdb_ndcg: _ndcg_is_number_type(type
   {%- set statement -%}{% raw %}
 -- _ndcg_value_grade(v, grades): the grade of value v under a checked value_grades MAP (internal):
 -- the grade of the largest threshold <= v; 0 below every threshold.
-CREATE OR REPLACE MACRO _ndcg_value_grade(v, grades, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_value_grade(v, grades, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_filter(map_entries(grades), lambda e: e.key <= v)[-1].value, 0.0)::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -796,7 +785,7 @@ COMMENT ON MACRO _ndcg_value_grade IS 'duckdb_ndcg: _ndcg_value_grade(v, grades)
 -- (internal): NULL stays NULL (no value grades); a MAP from value threshold to grade (a MAP value
 -- or its text form '{30=1, 120=2}') whose thresholds are finite and strictly increasing as
 -- written and whose grades are finite and >= 0; anything else is one error naming value_grades.
-CREATE OR REPLACE MACRO _ndcg_value_grades(value_grades, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_value_grades(value_grades, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN value_grades IS NULL THEN NULL::MAP(DOUBLE, DOUBLE)
     -- a threshold that is no number: NULL (DuckDB 2.0) or a NULL key (1.4, 1.5) after the cast
@@ -843,17 +832,17 @@ CREATE OR REPLACE MACRO _ndcg_event_relevance(events, query_col := NULL, item_co
                                               event_col := NULL, mapping := NULL, collapse := NULL,
                                               time_col := NULL, unknown := NULL, value_col := NULL,
                                               value_grades := NULL, gain := NULL,
-                                              positive_only := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                              positive_only := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_typed AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = item_col) AS item_id,
            COLUMNS(lambda c: c = event_col)::VARCHAR AS event_type,
            COLUMNS(lambda c: c = coalesce(time_col, event_col)) AS event_time,
-           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping, _duckdb_ndcg_de4a2e00d9 := true) AS type_grade,
+           _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping, _duckdb_ndcg_428ef714e4 := true) AS type_grade,
            -- the value column is read only when events are graded by value (the event column
            -- stands in otherwise, and is not read); its type is checked below
-           CASE WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true) THEN
-               TRY_CAST(COLUMNS(lambda c: c = CASE WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true)
+           CASE WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true) THEN
+               TRY_CAST(COLUMNS(lambda c: c = CASE WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true)
                                                    THEN value_col ELSE event_col END) AS DOUBLE)
            END AS event_value
     FROM query_table(events)
@@ -863,10 +852,10 @@ _ndcg_graded AS NOT MATERIALIZED (
     -- (value_grades) or its value (gain := 'value'); types graded 0 or less, and unknown types,
     -- keep the mapping's grade (their value is not read)
     SELECT query_id, item_id, event_type, event_time, type_grade, event_value,
-           CASE WHEN NOT _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true) OR type_grade IS NULL
+           CASE WHEN NOT _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true) OR type_grade IS NULL
                      OR type_grade <= 0 THEN type_grade
                 WHEN value_grades IS NULL THEN event_value
-                ELSE _ndcg_value_grade(event_value, _ndcg_value_grades(value_grades, _duckdb_ndcg_de4a2e00d9 := true), _duckdb_ndcg_de4a2e00d9 := true)
+                ELSE _ndcg_value_grade(event_value, _ndcg_value_grades(value_grades, _duckdb_ndcg_428ef714e4 := true), _duckdb_ndcg_428ef714e4 := true)
            END::DOUBLE AS grade
     FROM _ndcg_typed
 ),
@@ -889,14 +878,14 @@ _ndcg_time_type AS (
     -- read from one row: the type of time_col, which collapse := 'last' orders by, and of
     -- value_col (when events are graded by value)
     SELECT typeof(COLUMNS(lambda c: c = coalesce(time_col, event_col))) AS time_type,
-           typeof(COLUMNS(lambda c: c = CASE WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true)
+           typeof(COLUMNS(lambda c: c = CASE WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true)
                                              THEN value_col ELSE event_col END)) AS value_type
     FROM query_table(events) LIMIT 1
 ),
 _ndcg_names AS (
     -- the table's name for the messages below, taken where no column is in scope (a bare name,
     -- events table rel, would otherwise bind as a column of the rows)
-    SELECT _ndcg_table_name(events, _duckdb_ndcg_de4a2e00d9 := true) AS _events_name
+    SELECT _ndcg_table_name(events, _duckdb_ndcg_428ef714e4 := true) AS _events_name
 ),
 _ndcg_unknown_found AS (
     -- a second, narrow scan of the events: cheaper than a per-(query, item) list of types
@@ -908,11 +897,11 @@ _ndcg_unknown_found AS (
            list_sort(list(DISTINCT event_type) FILTER (WHERE item_id IS NULL AND grade <> 0))
                AS itemless_graded,
            -- graded by value: the events of a type graded above 0 whose value is unusable
-           count(*) FILTER (WHERE _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true) AND type_grade > 0
+           count(*) FILTER (WHERE _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true) AND type_grade > 0
                                   AND NOT coalesce(event_value >= 0 AND isfinite(event_value),
                                                    false)) AS bad_values,
            min(coalesce(event_value::VARCHAR, 'NULL'))
-               FILTER (WHERE _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true) AND type_grade > 0
+               FILTER (WHERE _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true) AND type_grade > 0
                              AND NOT coalesce(event_value >= 0 AND isfinite(event_value),
                                               false)) AS bad_value
     FROM _ndcg_graded
@@ -941,9 +930,9 @@ SELECT query_id, item_id,
            WHEN value_grades IS NOT NULL AND coalesce(gain::VARCHAR = 'value', false) THEN
                error('duckdb_ndcg: gain := ''value'' takes each event''s value as its grade and '
                      || 'value_grades makes grades of it: pass one of them')
-           WHEN _ndcg_value_grades(value_grades, _duckdb_ndcg_de4a2e00d9 := true) IS NULL AND value_grades IS NOT NULL THEN NULL
-           WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_de4a2e00d9 := true) AND value_type IS NOT NULL
-                AND NOT _ndcg_is_number_type(value_type, _duckdb_ndcg_de4a2e00d9 := true) THEN
+           WHEN _ndcg_value_grades(value_grades, _duckdb_ndcg_428ef714e4 := true) IS NULL AND value_grades IS NOT NULL THEN NULL
+           WHEN _ndcg_by_value(value_grades, gain, _duckdb_ndcg_428ef714e4 := true) AND value_type IS NOT NULL
+                AND NOT _ndcg_is_number_type(value_type, _duckdb_ndcg_428ef714e4 := true) THEN
                error('duckdb_ndcg: value_col ' || value_col || ' of events table '
                      || _events_name || ' is ' || value_type
                      || '; value grades need a number (cast it in a view)')
@@ -987,7 +976,7 @@ COMMENT ON MACRO TABLE _ndcg_event_relevance IS 'duckdb_ndcg: _ndcg_event_releva
 -- it on COLUMNS(...) grouped by query, so that each column keeps its name): NULL values are
 -- skipped (NULL when there is none); two values are an error naming the events table, the query,
 -- the column and two of them. A macro, so that x appears once in the COLUMNS expression.
-CREATE OR REPLACE MACRO _ndcg_event_slice(x, query, query_col, events_name, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_event_slice(x, query, query_col, events_name, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN min(x) <> max(x) THEN
          error('duckdb_ndcg: events table ' || any_value(events_name) || ' gives ' || query_col
                || ' ' || query::VARCHAR || ' more than one ' || any_value(alias(x)) || ' ('
@@ -1002,7 +991,7 @@ COMMENT ON MACRO _ndcg_event_slice IS 'duckdb_ndcg: _ndcg_event_slice(x, query, 
   {%- set statement -%}{% raw %}
 -- _ndcg_is_map(gain): whether a gain argument is a MAP from grade to gain (a MAP value or its text
 -- form '{0=0, 1=1, 2=3}') rather than 'linear' or 'exponential' (internal).
-CREATE OR REPLACE MACRO _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) AS
 TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)) IS NOT NULL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1013,7 +1002,7 @@ COMMENT ON MACRO _ndcg_is_map IS 'duckdb_ndcg: _ndcg_is_map(gain): whether a gai
 -- error naming the argument (internal): NULL, an unknown value, a gain map holding a NaN,
 -- infinite or NULL grade or gain, or a gain above 1e300, or (negative := 'error') a negative gain.
 -- Constant arguments fold to NULL.
-CREATE OR REPLACE MACRO _ndcg_gain_error(gain, negative, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_gain_error(gain, negative, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN negative IS NULL OR negative NOT IN ('error', 'zero') THEN
         error('duckdb_ndcg: negative must be ''error'' or ''zero'', got '
@@ -1021,10 +1010,10 @@ CASE
     WHEN gain IS NULL THEN
         error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
               || 'got NULL')
-    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
+    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) AND gain::VARCHAR NOT IN ('linear', 'exponential') THEN
         error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
               || 'got ''' || gain::VARCHAR || '''')
-    WHEN _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)
          AND NOT coalesce(list_bool_and(list_transform(
                  list_concat(map_keys(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
                              map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))),
@@ -1032,7 +1021,7 @@ CASE
         error('duckdb_ndcg: gain map ' || gain::VARCHAR
               || ' has a NaN, infinite, NULL or too large (> 1e300) grade or gain')
     -- a negative gain would let DCG exceed the ideal (NDCG above 1); 'zero' counts it as 0
-    WHEN negative = 'error' AND _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)
+    WHEN negative = 'error' AND _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)
          AND list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))) < 0 THEN
         error('duckdb_ndcg: gain map ' || gain::VARCHAR || ' gives grade '
               || list_filter(map_entries(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
@@ -1051,7 +1040,7 @@ COMMENT ON MACRO _ndcg_gain_error IS 'duckdb_ndcg: _ndcg_gain_error(gain, negati
 -- group, and the ideal gains). NULL and negative grades gain 0: NULL is an unjudged item, and a
 -- negative grade only gets here with negative := 'zero' (as does a map's negative gain, which
 -- gains 0 too). NULL when a gain MAP lacks the grade or gain is not a known kind.
-CREATE OR REPLACE MACRO _ndcg_gain_value(r, gain, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_gain_value(r, gain, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN r IS NULL OR r < 0 THEN 0.0::DOUBLE
     WHEN gain::VARCHAR = 'linear' THEN r::DOUBLE
@@ -1072,9 +1061,9 @@ COMMENT ON MACRO _ndcg_gain_value IS 'duckdb_ndcg: _ndcg_gain_value(r, gain): th
 --             (a MAP value, or its text form '{0=0, 1=1, 2=3}'); a grade missing from the map is an error.
 --   negative  'error' (default of every public macro) or 'zero' (a negative grade gains 0).
 -- NaN and infinite grades are errors.
-CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_gain(rel, gain, negative, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_gain_error(gain, negative, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL THEN NULL
+    WHEN _ndcg_gain_error(gain, negative, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL THEN NULL
     WHEN rel IS NULL THEN 0.0::DOUBLE
     WHEN isnan(rel::DOUBLE) OR isinf(rel::DOUBLE) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
@@ -1082,9 +1071,9 @@ CASE
     WHEN rel < 0 THEN
         error('duckdb_ndcg: negative grade ' || rel::VARCHAR
               || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) AND _ndcg_gain_value(rel, gain, _duckdb_ndcg_de4a2e00d9 := true) > 1e300 THEN
-        _ndcg_big_gain_error(rel, gain, _duckdb_ndcg_de4a2e00d9 := true)
-    ELSE coalesce(_ndcg_gain_value(rel, gain, _duckdb_ndcg_de4a2e00d9 := true),
+    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) AND _ndcg_gain_value(rel, gain, _duckdb_ndcg_428ef714e4 := true) > 1e300 THEN
+        _ndcg_big_gain_error(rel, gain, _duckdb_ndcg_428ef714e4 := true)
+    ELSE coalesce(_ndcg_gain_value(rel, gain, _duckdb_ndcg_428ef714e4 := true),
                   error('duckdb_ndcg: grade ' || rel::VARCHAR || ' is not in the gain map '
                         || gain::VARCHAR))
 END{% endraw %}{%- endset -%}
@@ -1099,9 +1088,9 @@ COMMENT ON MACRO _ndcg_gain IS 'duckdb_ndcg: _ndcg_gain(rel, gain, negative): th
 -- raw grades: NaN or infinite grades, negative grades unless negative := 'zero', a bad gain or
 -- negative argument (_ndcg_gain_error), a gain above 1e300 (its sums would overflow), a grade
 -- missing from a gain map.
-CREATE OR REPLACE MACRO _ndcg_grade_error(rel, gain, negative, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_grade_error(rel, gain, negative, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_gain_error(gain, negative, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL THEN NULL
+    WHEN _ndcg_gain_error(gain, negative, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL THEN NULL
     WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) OR isinf(min(rel)::DOUBLE) THEN
         error('duckdb_ndcg: grade must be a finite number, got '
               || CASE WHEN isnan(max(rel)::DOUBLE) OR isinf(max(rel)::DOUBLE) THEN max(rel)::DOUBLE
@@ -1109,14 +1098,14 @@ CASE
     WHEN negative = 'error' AND min(rel) < 0 THEN
         error('duckdb_ndcg: negative grade ' || min(rel)::VARCHAR
               || ' (pass negative := ''zero'' to give negative grades gain 0)')
-    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) AND _ndcg_gain_value(max(rel), gain, _duckdb_ndcg_de4a2e00d9 := true) > 1e300 THEN
-        _ndcg_big_gain_error(max(rel), gain, _duckdb_ndcg_de4a2e00d9 := true)
-    WHEN _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)
-         AND min(rel) FILTER (WHERE _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) AND rel >= 0
+    WHEN NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) AND _ndcg_gain_value(max(rel), gain, _duckdb_ndcg_428ef714e4 := true) > 1e300 THEN
+        _ndcg_big_gain_error(max(rel), gain, _duckdb_ndcg_428ef714e4 := true)
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)
+         AND min(rel) FILTER (WHERE _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) AND rel >= 0
                                     AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
                                                           rel::DOUBLE) IS NULL) IS NOT NULL THEN
         error('duckdb_ndcg: grade '
-              || min(rel) FILTER (WHERE _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) AND rel >= 0
+              || min(rel) FILTER (WHERE _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) AND rel >= 0
                                         AND map_extract_value(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)),
                                                               rel::DOUBLE) IS NULL)::VARCHAR
               || ' is not in the gain map ' || gain::VARCHAR)
@@ -1129,8 +1118,8 @@ COMMENT ON MACRO _ndcg_grade_error IS 'duckdb_ndcg: _ndcg_grade_error(rel, gain,
 -- _ndcg_has_gain(rel, gain): whether a grade's gain is not 0, the rows DCG and the ideal ranking
 -- are summed over (internal). Linear and exponential gains are not 0 exactly for grades > 0, which
 -- skips computing the gain of every row; a gain MAP is looked up.
-CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain, _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) THEN _ndcg_gain_value(rel, gain, _duckdb_ndcg_de4a2e00d9 := true) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO _ndcg_has_gain(rel, gain, _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) THEN _ndcg_gain_value(rel, gain, _duckdb_ndcg_428ef714e4 := true) <> 0 ELSE rel > 0 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_has_gain IS 'duckdb_ndcg: _ndcg_has_gain(rel, gain): whether a grade''s gain is not 0, the rows DCG and the ideal ranking'{% endraw %}{%- endset -%}
@@ -1139,7 +1128,7 @@ COMMENT ON MACRO _ndcg_has_gain IS 'duckdb_ndcg: _ndcg_has_gain(rel, gain): whet
 -- _ndcg_key_kind(type_name): the kind of a key column's type, for checking that two tables' keys
 -- join without lossy casts (internal): every integer type is 'integer' (they compare exactly),
 -- every other type is itself (VARCHAR joins VARCHAR only). NULL (an empty table) matches anything.
-CREATE OR REPLACE MACRO _ndcg_key_kind(type_name, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_key_kind(type_name, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN type_name IS NULL THEN NULL
     WHEN type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT',
@@ -1153,7 +1142,7 @@ COMMENT ON MACRO _ndcg_key_kind IS 'duckdb_ndcg: _ndcg_key_kind(type_name): the 
   {%- set statement -%}{% raw %}
 -- _ndcg_report_bucket(t, bucket): the DATE starting the 'day' or 'week' (ISO, Monday) that
 -- holds TIMESTAMP t (internal); NULL for any other bucket (_ndcg_report_interval_bucket).
-CREATE OR REPLACE MACRO _ndcg_report_bucket(t, bucket, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_bucket(t, bucket, _duckdb_ndcg_428ef714e4 := true) AS
 CASE bucket::VARCHAR WHEN 'day' THEN date_trunc('day', t)
                      WHEN 'week' THEN date_trunc('week', t) END::DATE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -1164,7 +1153,7 @@ COMMENT ON MACRO _ndcg_report_bucket IS 'duckdb_ndcg: _ndcg_report_bucket(t, buc
 -- _ndcg_report_columns(): the columns ndcg_report, ndcg_summary and compare_rankers add to the
 -- query and slice columns (internal). A query or slice column of the same name would shadow them
 -- (GROUP BY k over a slice named k), so the report refuses it.
-CREATE OR REPLACE MACRO _ndcg_report_columns(_duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_columns(_duckdb_ndcg_428ef714e4 := true) AS
 ['k', 'ndcg', 'dcg', 'idcg', 'shown', 'shown_relevant', 'relevant', 'queries', 'mean_ndcg',
  'queries_without_relevant', 'mean_ndcg_with_relevant', 'ndcg_a', 'ndcg_b', 'diff', 'mean_diff',
  'mean_judged_at_k', 'judged_a', 'judged_b']{% endraw %}{%- endset -%}
@@ -1179,7 +1168,7 @@ COMMENT ON MACRO _ndcg_report_columns IS 'duckdb_ndcg: _ndcg_report_columns(): t
 -- no judged run is built for them. A constant, so DuckDB folds it (and the default report reads
 -- no grade beyond the gain).
 -- Example: SELECT _ndcg_report_counted(['ndcg', 'recall_at_k']);  -- true
-CREATE OR REPLACE MACRO _ndcg_report_counted(metrics, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_counted(metrics, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_has_any(metrics, ['precision_at_k', 'recall_at_k', 'f1_at_k']), false){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -1190,13 +1179,13 @@ COMMENT ON MACRO _ndcg_report_counted IS 'duckdb_ndcg: _ndcg_report_counted(metr
 -- list of them; NULL (alone or in the list) means no cutoff. Each is checked by _ndcg_checked_k;
 -- an empty list, and a cutoff listed twice (it would count every query twice in the means), are
 -- errors.
-CREATE OR REPLACE MACRO _ndcg_report_cuts(k, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_cuts(k, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [CASE
          WHEN k IS NULL THEN [NULL::BIGINT]
          ELSE list_transform(('[' || trim(k::VARCHAR, '[]') || ']')::VARCHAR[],
                              lambda x: _ndcg_checked_k(CASE WHEN upper(trim(x)) = 'NULL' THEN NULL
-                                                            ELSE x::DOUBLE END, _duckdb_ndcg_de4a2e00d9 := true))
+                                                            ELSE x::DOUBLE END, _duckdb_ndcg_428ef714e4 := true))
      END],
     lambda cuts: CASE
         WHEN len(cuts) = 0 THEN
@@ -1214,9 +1203,9 @@ COMMENT ON MACRO _ndcg_report_cuts IS 'duckdb_ndcg: _ndcg_report_cuts(k): the cu
 -- (each event's value is its grade, _ndcg_event_relevance) is 'linear' over those grades; a gain
 -- MAP becomes its text form, which the gain helpers read as the MAP; a gain that is none of
 -- 'linear', 'exponential', 'value' or a MAP is an error in the report's words.
-CREATE OR REPLACE MACRO _ndcg_report_gain(gain, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_gain(gain, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN gain IS NULL OR (NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)
+    WHEN gain IS NULL OR (NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)
                           AND gain::VARCHAR NOT IN ('linear', 'exponential', 'value')) THEN
         error('duckdb_ndcg: gain must be ''linear'', ''exponential'' or a MAP from grade to gain, '
               || 'or ''value'' (the events'' value_col as the grade), got '
@@ -1237,7 +1226,7 @@ COMMENT ON MACRO _ndcg_report_gain IS 'duckdb_ndcg: _ndcg_report_gain(gain): the
 -- judged runs (_ndcg_report_rows) and reads the family's aggregates (_ndcg_report_metric_rows); a
 -- constant, so DuckDB folds it.
 -- Example: SELECT _ndcg_report_has_family(['ndcg', 'err']);  -- true
-CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_has_family(metrics, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(len(list_filter(metrics, lambda m: coalesce(
     m NOT IN ('ndcg', 'judged_at_k', 'precision_at_k', 'recall_at_k', 'f1_at_k'), true))) > 0,
          false){% endraw %}{%- endset -%}
@@ -1250,7 +1239,7 @@ COMMENT ON MACRO _ndcg_report_has_family IS 'duckdb_ndcg: _ndcg_report_has_famil
 -- bucket (INTERVAL 6 HOUR, or its text '6 hours') that holds t (DuckDB's time_bucket: buckets
 -- of whole days or less start at midnight), checked: a bucket that is neither 'day', 'week'
 -- nor a positive INTERVAL is an error naming the option.
-CREATE OR REPLACE MACRO _ndcg_report_interval_bucket(t, bucket, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_interval_bucket(t, bucket, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN bucket IS NULL THEN NULL::TIMESTAMP
     WHEN bucket::VARCHAR IN ('day', 'week') THEN NULL::TIMESTAMP
@@ -1268,10 +1257,10 @@ COMMENT ON MACRO _ndcg_report_interval_bucket IS 'duckdb_ndcg: _ndcg_report_inte
 -- ndcg_report, checked (internal): 'mapping' is the largest grade of value_grades when given,
 -- else of the mapping (3, purchase, for the default mapping), else a positive finite number;
 -- anything else is an error naming the setting.
-CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping, value_grades := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_max_grade(max_grade, mapping, value_grades := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN max_grade::VARCHAR = 'mapping' THEN
-        coalesce(list_max(map_values(_ndcg_value_grades(value_grades, _duckdb_ndcg_de4a2e00d9 := true))),
+        coalesce(list_max(map_values(_ndcg_value_grades(value_grades, _duckdb_ndcg_428ef714e4 := true))),
                  list_max(map_values(mapping)), 3.0)::DOUBLE
     WHEN TRY_CAST(max_grade AS DOUBLE) > 0 AND isfinite(TRY_CAST(max_grade AS DOUBLE)) THEN
         TRY_CAST(max_grade AS DOUBLE)
@@ -1289,7 +1278,7 @@ COMMENT ON MACRO _ndcg_report_max_grade IS 'duckdb_ndcg: _ndcg_report_max_grade(
 -- columns (internal): ndcg (always reported) and the family, each named like the aggregate that
 -- computes it, so a column, the aggregate and run_report's metric of the same name agree.
 -- judged_at_k, last, is computed by the engine (_ndcg_report_rows), not over the judged run.
-CREATE OR REPLACE MACRO _ndcg_report_metrics(_duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_metrics(_duckdb_ndcg_428ef714e4 := true) AS
 ['ndcg', 'precision_at_k', 'recall_at_k', 'f1_at_k', 'hit_rate', 'reciprocal_rank',
  'average_precision', 'r_precision', 'err', 'rbp', 'judged_at_k']{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -1300,7 +1289,7 @@ COMMENT ON MACRO _ndcg_report_metrics IS 'duckdb_ndcg: _ndcg_report_metrics(): t
 -- _ndcg_report_time(x, what): a start or stop bound as a TIMESTAMP (internal): a DATE, a
 -- TIMESTAMP or their text ('2026-01-31'); NULL stays NULL (no bound); anything else is an
 -- error naming the option.
-CREATE OR REPLACE MACRO _ndcg_report_time(x, what, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_time(x, what, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN x IS NULL THEN NULL::TIMESTAMP
      ELSE coalesce(TRY_CAST(x::VARCHAR AS TIMESTAMP),
                    error('duckdb_ndcg: ' || what || ' must be a date or timestamp '
@@ -1312,20 +1301,43 @@ COMMENT ON MACRO _ndcg_report_time IS 'duckdb_ndcg: _ndcg_report_time(x, what): 
   {%- set statement -%}{% raw %}
 -- _ndcg_report_timed(bucket, start, stop): whether the report reads the rankings' time column
 -- (internal): a bucket, a start or a stop is given.
-CREATE OR REPLACE MACRO _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_428ef714e4 := true) AS
 bucket IS NOT NULL OR start IS NOT NULL OR stop IS NOT NULL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_report_timed IS 'duckdb_ndcg: _ndcg_report_timed(bucket, start, stop): whether the report reads the rankings'' time column'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
+-- _ndcg_empty(value, relevant, empty_ideal): value, or empty_ideal when the query has no relevant
+-- judged row (relevant = 0), where recall-like metrics have nothing to find (internal). 0.0 is
+-- trec_eval's and ranx's answer; 1.0 is XGBoost's for AP; NULL makes avg() skip the query
+-- (torchmetrics empty_target_action 'neg', 'pos', 'skip').
+CREATE OR REPLACE MACRO _ndcg_empty(value, relevant, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN coalesce(relevant, 0) = 0 THEN empty_ideal::DOUBLE ELSE value END{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_empty IS 'duckdb_ndcg: _ndcg_empty(value, relevant, empty_ideal): value, or empty_ideal when the query has no relevant'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_scored_f1(hits, k, returned, relevant, empty_ideal) -> DOUBLE (internal): f1_at_k from
+-- the scorer's hits, 2 hits / (k + relevant), k the returned rows when NULL (as f1_at_k);
+-- empty_ideal when there is no relevant row.
+CREATE OR REPLACE MACRO _ndcg_scored_f1(hits, k, returned, relevant, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS
+_ndcg_empty(coalesce(2.0 * coalesce(hits, 0.0) / nullif(coalesce(k, returned) + relevant, 0),
+                     0.0),
+            relevant, empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_scored_f1 IS 'duckdb_ndcg: _ndcg_scored_f1(hits, k, returned, relevant, empty_ideal) -> DOUBLE (internal): f1_at_k from'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
 -- _ndcg_discount_sum(first, last, log_base): the sum of 1 / discount(p) over positions p = first ..
 -- last (0 when last < first) (internal; the weight a tie group's mean gain gets in the table
 -- macros' DCG: ndcg_report's engine and run_report).
 -- Example: _ndcg_discount_sum(3, 5, 2) = 1/log2(4) + 1/log2(5) + 1/log2(6)
-CREATE OR REPLACE MACRO _ndcg_discount_sum(first, last, log_base, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_discount_sum(first, last, log_base, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_sum(list_transform(range(first, last + 1),
-                                 lambda p: 1.0 / _ndcg_discount(p, log_base, _duckdb_ndcg_de4a2e00d9 := true))), 0.0)::DOUBLE{% endraw %}{%- endset -%}
+                                 lambda p: 1.0 / _ndcg_discount(p, log_base, _duckdb_ndcg_428ef714e4 := true))), 0.0)::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_discount_sum IS 'duckdb_ndcg: _ndcg_discount_sum(first, last, log_base): the sum of 1 / discount(p) over positions p = first ..'{% endraw %}{%- endset -%}
@@ -1347,14 +1359,14 @@ COMMENT ON MACRO _ndcg_discount_sum IS 'duckdb_ndcg: _ndcg_discount_sum(first, l
 -- Example: WITH p AS (SELECT 'q' AS _key, 1 AS _s, 2 AS _n, 3.0 AS _g, 1 AS _hits),
 --          c AS (SELECT 1::BIGINT AS _k) SELECT * FROM _ndcg_scored_gains('p', 'c', log_base := 2);
 --          -- dcg 1.5, cg 1.5, hits 0.5
-CREATE OR REPLACE MACRO _ndcg_scored_gains(placed, cuts, log_base := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_scored_gains(placed, cuts, log_base := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT _key, _k, fsum(_dcg) AS dcg, fsum(_cg) AS cg, fsum(_hit) AS hits
 FROM (
-    SELECT _key, _k, _g / _ndcg_discount(_s, log_base, _duckdb_ndcg_de4a2e00d9 := true) AS _dcg, _g AS _cg, _hits AS _hit
+    SELECT _key, _k, _g / _ndcg_discount(_s, log_base, _duckdb_ndcg_428ef714e4 := true) AS _dcg, _g AS _cg, _hits AS _hit
     FROM query_table(placed), query_table(cuts)
     WHERE _n = 1 AND (_g <> 0 OR _hits <> 0) AND _s <= coalesce(_k, _s)
     UNION ALL
-    SELECT _key, _k, _gain / _n * _ndcg_discount_sum(_s, _e, log_base, _duckdb_ndcg_de4a2e00d9 := true),
+    SELECT _key, _k, _gain / _n * _ndcg_discount_sum(_s, _e, log_base, _duckdb_ndcg_428ef714e4 := true),
            _gain / _n * (_e - _s + 1), _hits / _n * (_e - _s + 1)
     FROM (SELECT *, least(_s + _n - 1, coalesce(_k, _s + _n - 1)) AS _e
           FROM (SELECT _key, _s, _n, fsum(_g) AS _gain, sum(_hits) AS _hits
@@ -1381,8 +1393,8 @@ COMMENT ON MACRO TABLE _ndcg_scored_gains IS 'duckdb_ndcg: _ndcg_scored_gains(pl
 -- Example: WITH i AS (SELECT 'q' AS _key, unnest([3.0, 1.0]) AS _g, NULL::BIGINT AS _depth),
 --          c AS (SELECT 1::BIGINT AS _k) SELECT * FROM _ndcg_scored_ideal('i', 'c', log_base := 2);
 --          -- idcg 3.0
-CREATE OR REPLACE MACRO _ndcg_scored_ideal(ideal, cuts, log_base := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
-SELECT _key, _k, fsum(_g / _ndcg_discount(_p, log_base, _duckdb_ndcg_de4a2e00d9 := true)) AS idcg
+CREATE OR REPLACE MACRO _ndcg_scored_ideal(ideal, cuts, log_base := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
+SELECT _key, _k, fsum(_g / _ndcg_discount(_p, log_base, _duckdb_ndcg_428ef714e4 := true)) AS idcg
 FROM (SELECT _key, _g, _depth, row_number() OVER (PARTITION BY _key ORDER BY _g DESC) AS _p
       FROM query_table(ideal)),
      query_table(cuts)
@@ -1396,11 +1408,30 @@ COMMENT ON MACRO TABLE _ndcg_scored_ideal IS 'duckdb_ndcg: _ndcg_scored_ideal(id
 -- _ndcg_scored_ndcg(dcg, idcg, empty_ideal) -> DOUBLE (internal): NDCG from the scorer's sums,
 -- a missing sum read as 0 (no row reached the cut); empty_ideal when the ideal is 0 (no relevant
 -- item within it).
-CREATE OR REPLACE MACRO _ndcg_scored_ndcg(dcg, idcg, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_scored_ndcg(dcg, idcg, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(coalesce(dcg, 0.0) / nullif(coalesce(idcg, 0.0), 0), empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_scored_ndcg IS 'duckdb_ndcg: _ndcg_scored_ndcg(dcg, idcg, empty_ideal) -> DOUBLE (internal): NDCG from the scorer''s sums,'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_scored_precision(hits, k, returned) -> DOUBLE (internal): precision_at_k from the scorer's
+-- hits (NULL: none reached the cut), divided by k, or by the returned rows when k is NULL; 0.0
+-- for an empty ranking.
+CREATE OR REPLACE MACRO _ndcg_scored_precision(hits, k, returned, _duckdb_ndcg_428ef714e4 := true) AS
+coalesce(coalesce(hits, 0.0) / nullif(coalesce(k, returned), 0), 0.0){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_scored_precision IS 'duckdb_ndcg: _ndcg_scored_precision(hits, k, returned) -> DOUBLE (internal): precision_at_k from the scorer''s'{% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+-- _ndcg_scored_recall(hits, relevant, empty_ideal) -> DOUBLE (internal): recall_at_k from the
+-- scorer's hits over the relevant rows of the judged run; empty_ideal when there is none.
+CREATE OR REPLACE MACRO _ndcg_scored_recall(hits, relevant, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS
+_ndcg_empty(coalesce(coalesce(hits, 0.0) / nullif(relevant, 0), 0.0), relevant, empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
+  {%- do statements.append(statement) -%}
+  {%- set statement -%}{% raw %}
+COMMENT ON MACRO _ndcg_scored_recall IS 'duckdb_ndcg: _ndcg_scored_recall(hits, relevant, empty_ideal) -> DOUBLE (internal): recall_at_k from the'{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 -- _ndcg_threshold_error(threshold, positive) -> BOOLEAN: NULL when threshold, the grade at which a
@@ -1408,7 +1439,7 @@ COMMENT ON MACRO _ndcg_scored_ndcg IS 'duckdb_ndcg: _ndcg_scored_ndcg(dcg, idcg,
 -- naming it (internal). The aggregates and run_report take any finite threshold; ndcg_report
 -- takes a positive one, because it leaves the items graded 0 out early (they are not relevant
 -- under any threshold above 0).
-CREATE OR REPLACE MACRO _ndcg_threshold_error(threshold, positive, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_threshold_error(threshold, positive, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN coalesce(NOT isfinite(TRY_CAST(threshold AS DOUBLE)), true)
          OR (positive AND TRY_CAST(threshold AS DOUBLE) <= 0) THEN
@@ -1472,7 +1503,7 @@ CREATE OR REPLACE MACRO _ndcg_report_rows(rankings, events, k := NULL, slice_by 
                                           threshold := NULL, max_grade := NULL, judged := NULL,
                                           value_col := NULL, value_grades := NULL, bucket := NULL,
                                           start := NULL, stop := NULL,
-                                          rankings_time_col := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                          rankings_time_col := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_graded AS (
     -- items graded 0 add nothing: with grades that cannot be negative and collapse 'max' or
     -- 'sum', they are left out before events are grouped (most events are impressions)
@@ -1484,17 +1515,17 @@ WITH _ndcg_graded AS (
                                -- grades below 0 are refused by the report, so with collapse
                                -- 'max' or 'sum' the items graded 0 can be left out early
                                positive_only := coalesce(collapse IN ('max', 'sum')
-                                                         AND NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)
+                                                         AND NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)
                                                          AND coalesce(list_min(map_values(mapping)),
                                                                       0) >= 0,
-                                                         false), _duckdb_ndcg_de4a2e00d9 := true)
+                                                         false), _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_gained AS (
     -- the graded items that can add to DCG or to shown_relevant: usually a small part of the
     -- grades, so the join with the rankings builds a small hash table
-    SELECT _q, _i, rel, _ndcg_gain(rel, _ndcg_report_gain(gain, _duckdb_ndcg_de4a2e00d9 := true), 'zero', _duckdb_ndcg_de4a2e00d9 := true) AS _g
+    SELECT _q, _i, rel, _ndcg_gain(rel, _ndcg_report_gain(gain, _duckdb_ndcg_428ef714e4 := true), 'zero', _duckdb_ndcg_428ef714e4 := true) AS _g
     FROM _ndcg_graded
-    WHERE rel > 0 OR _ndcg_has_gain(rel, _ndcg_report_gain(gain, _duckdb_ndcg_de4a2e00d9 := true), _duckdb_ndcg_de4a2e00d9 := true)
+    WHERE rel > 0 OR _ndcg_has_gain(rel, _ndcg_report_gain(gain, _duckdb_ndcg_428ef714e4 := true), _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_cfg AS (
     -- the cutoffs, parsed once, and the depth read: max(k) + 1, NULL (all) when a cutoff is NULL
@@ -1505,7 +1536,7 @@ _ndcg_cfg AS (
     FROM (SELECT _cuts,
                  CASE WHEN len(list_filter(_cuts, lambda c: c IS NULL)) = 0
                       THEN list_max(_cuts) + 1 END AS _depth
-          FROM (SELECT _ndcg_report_cuts(k, _duckdb_ndcg_de4a2e00d9 := true) AS _cuts))
+          FROM (SELECT _ndcg_report_cuts(k, _duckdb_ndcg_428ef714e4 := true) AS _cuts))
 ),
 _ndcg_cuts AS (
     SELECT unnest(_cuts) AS _k FROM _ndcg_cfg
@@ -1524,35 +1555,35 @@ _ndcg_key_types AS (
            -- keys whose collation makes different ids equal ('A' and 'a' with NOCASE): the
            -- joins and groups would merge them, so they are refused (one row of each table)
            list_filter([
-               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_de4a2e00d9 := true)
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_428ef714e4 := true)
                           FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
                                 FROM query_table(rankings) LIMIT 1))
-                    THEN query_col || ' of rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_de4a2e00d9 := true) END,
-               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_de4a2e00d9 := true)
+                    THEN query_col || ' of rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_428ef714e4 := true) END,
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_428ef714e4 := true)
                           FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
                                 FROM query_table(rankings) LIMIT 1))
-                    THEN item_col || ' of rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_de4a2e00d9 := true) END,
-               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_de4a2e00d9 := true)
+                    THEN item_col || ' of rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_428ef714e4 := true) END,
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_428ef714e4 := true)
                           FROM (SELECT COLUMNS(lambda c: c = query_col)::VARCHAR AS v
                                 FROM query_table(events) LIMIT 1))
-                    THEN query_col || ' of events table ' || _ndcg_table_name(events, _duckdb_ndcg_de4a2e00d9 := true) END,
-               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_de4a2e00d9 := true)
+                    THEN query_col || ' of events table ' || _ndcg_table_name(events, _duckdb_ndcg_428ef714e4 := true) END,
+               CASE WHEN (SELECT _ndcg_collated(v, _duckdb_ndcg_428ef714e4 := true)
                           FROM (SELECT COLUMNS(lambda c: c = item_col)::VARCHAR AS v
                                 FROM query_table(events) LIMIT 1))
-                    THEN item_col || ' of events table ' || _ndcg_table_name(events, _duckdb_ndcg_de4a2e00d9 := true) END],
+                    THEN item_col || ' of events table ' || _ndcg_table_name(events, _duckdb_ndcg_428ef714e4 := true) END],
                lambda c: c IS NOT NULL) AS _collated
 ),
 _ndcg_names AS (
     -- the tables' names for the messages below, taken where no column is in scope: a bare name
     -- (rankings table shown, events table rel) would otherwise bind as a column of the rows
-    SELECT _ndcg_table_name(rankings, _duckdb_ndcg_de4a2e00d9 := true) AS _rankings_name, _ndcg_table_name(events, _duckdb_ndcg_de4a2e00d9 := true) AS _events_name
+    SELECT _ndcg_table_name(rankings, _duckdb_ndcg_428ef714e4 := true) AS _rankings_name, _ndcg_table_name(events, _duckdb_ndcg_428ef714e4 := true) AS _events_name
 ),
 _ndcg_event_slices AS NOT MATERIALIZED (
     -- the slice_by columns of the events, one value per query: NULL values are skipped, and a
     -- query whose events hold two is an error naming the column, the query and two values
     -- (_ndcg_sq is among the columns, so that the list is never empty)
     SELECT _ndcg_event_slice(COLUMNS(lambda c: c = '_ndcg_sq' OR list_contains(slice_by, c)),
-                             _ndcg_sq, query_col, _events_name, _duckdb_ndcg_de4a2e00d9 := true)
+                             _ndcg_sq, query_col, _events_name, _duckdb_ndcg_428ef714e4 := true)
     FROM (SELECT COLUMNS(lambda c: c = query_col) AS _ndcg_sq, * FROM query_table(events)),
          _ndcg_names
     GROUP BY _ndcg_sq
@@ -1563,11 +1594,11 @@ _ndcg_query_times AS NOT MATERIALIZED (
     -- timestamp (read as TIMESTAMP). Without them the query column stands in, not read.
     SELECT _ndcg_tq, min(_ndcg_t) AS _ndcg_qt, any_value(_ndcg_ttype) AS _ndcg_ttype
     FROM (SELECT COLUMNS(lambda c: c = query_col) AS _ndcg_tq,
-                 TRY_CAST(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_de4a2e00d9 := true)
+                 TRY_CAST(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_428ef714e4 := true)
                                                      THEN rankings_time_col
                                                      ELSE query_col END)::VARCHAR AS TIMESTAMP)
                      AS _ndcg_t,
-                 typeof(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_de4a2e00d9 := true)
+                 typeof(COLUMNS(lambda c: c = CASE WHEN _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_428ef714e4 := true)
                                                    THEN rankings_time_col
                                                    ELSE query_col END)) AS _ndcg_ttype
           FROM query_table(rankings))
@@ -1582,8 +1613,8 @@ _ndcg_rankings_timed AS NOT MATERIALIZED (
                              OR (c = '_ndcg_span' AND bucket IS NOT NULL
                                  AND bucket::VARCHAR NOT IN ('day', 'week'))) AS bucket
     FROM (
-        SELECT _r.*, _t.*, _ndcg_report_bucket(_ndcg_qt, bucket, _duckdb_ndcg_de4a2e00d9 := true) AS _ndcg_day,
-               _ndcg_report_interval_bucket(_ndcg_qt, bucket, _duckdb_ndcg_de4a2e00d9 := true) AS _ndcg_span
+        SELECT _r.*, _t.*, _ndcg_report_bucket(_ndcg_qt, bucket, _duckdb_ndcg_428ef714e4 := true) AS _ndcg_day,
+               _ndcg_report_interval_bucket(_ndcg_qt, bucket, _duckdb_ndcg_428ef714e4 := true) AS _ndcg_span
         FROM (SELECT *, COLUMNS(lambda c: c = query_col) AS _ndcg_rq
               FROM query_table(rankings)) AS _r
         JOIN _ndcg_query_times AS _t ON _r._ndcg_rq = _t._ndcg_tq)
@@ -1591,7 +1622,7 @@ _ndcg_rankings_timed AS NOT MATERIALIZED (
     -- is not computed)
     WHERE CASE WHEN NOT regexp_full_match(_ndcg_ttype, 'DATE|TIMESTAMP(_S|_MS|_NS)?') THEN
                    error('duckdb_ndcg: rankings_time_col ' || rankings_time_col
-                         || ' of rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_de4a2e00d9 := true) || ' is '
+                         || ' of rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_428ef714e4 := true) || ' is '
                          || _ndcg_ttype || '; bucket, start and stop need a DATE or '
                          || 'TIMESTAMP column (cast it in a view)')
                -- the rankings' own `bucket` would be the slice read (json_keys: DuckDB 1.4
@@ -1600,17 +1631,17 @@ _ndcg_rankings_timed AS NOT MATERIALIZED (
                     AND list_contains((SELECT json_keys(to_json(_b))
                                        FROM (SELECT * FROM query_table(rankings) LIMIT 1) AS _b),
                                       'bucket') THEN
-                   error('duckdb_ndcg: rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_de4a2e00d9 := true)
+                   error('duckdb_ndcg: rankings table ' || _ndcg_table_name(rankings, _duckdb_ndcg_428ef714e4 := true)
                          || ' has a column bucket, the name of the slice column bucket := '
                          || 'adds: rename it in a view')
                ELSE true END
-      AND _ndcg_report_interval_bucket(_ndcg_qt, bucket, _duckdb_ndcg_de4a2e00d9 := true) IS NOT DISTINCT FROM _ndcg_span
+      AND _ndcg_report_interval_bucket(_ndcg_qt, bucket, _duckdb_ndcg_428ef714e4 := true) IS NOT DISTINCT FROM _ndcg_span
       -- a query without a time (NULL) is outside every [start, stop)
-      AND (start IS NULL OR _ndcg_qt >= _ndcg_report_time(start, 'start', _duckdb_ndcg_de4a2e00d9 := true))
-      AND (stop IS NULL OR _ndcg_qt < _ndcg_report_time(stop, 'stop', _duckdb_ndcg_de4a2e00d9 := true))
+      AND (start IS NULL OR _ndcg_qt >= _ndcg_report_time(start, 'start', _duckdb_ndcg_428ef714e4 := true))
+      AND (stop IS NULL OR _ndcg_qt < _ndcg_report_time(stop, 'stop', _duckdb_ndcg_428ef714e4 := true))
 ),
 _ndcg_rankings_as_given AS NOT MATERIALIZED (
-    SELECT * FROM query_table(CASE WHEN _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM query_table(CASE WHEN _ndcg_report_timed(bucket, start, stop, _duckdb_ndcg_428ef714e4 := true)
                                    THEN '_ndcg_rankings_timed' ELSE rankings END)
 ),
 _ndcg_rankings_sliced AS NOT MATERIALIZED (
@@ -1643,7 +1674,7 @@ _ndcg_placed AS (
     -- ranking's counts on its first row
     SELECT _key, _q, _i, _g,
            -- a relevant row, counted for precision, recall and F1 (0 when none is named: folded)
-           CASE WHEN _ndcg_report_counted(metrics, _duckdb_ndcg_de4a2e00d9 := true) THEN coalesce(rel >= threshold, false)::INTEGER
+           CASE WHEN _ndcg_report_counted(metrics, _duckdb_ndcg_428ef714e4 := true) THEN coalesce(rel >= threshold, false)::INTEGER
                 ELSE 0 END AS _hits,
            rank() OVER _w AS _s,
            count(*) OVER (_w RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS _n,
@@ -1675,7 +1706,7 @@ _ndcg_gain_rows AS (
 ),
 _ndcg_dcg AS (
     SELECT _key AS _dcg_key, _k AS _dcg_k, dcg, hits
-    FROM _ndcg_scored_gains('_ndcg_gain_rows', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_scored_gains('_ndcg_gain_rows', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_repeated AS (
     -- an item shown twice among the rows a cutoff reads
@@ -1690,7 +1721,7 @@ _ndcg_ideal_gains AS (
 ),
 _ndcg_ideal AS (
     SELECT _key AS _ideal_q, _k AS _ideal_k, idcg
-    FROM _ndcg_scored_ideal('_ndcg_ideal_gains', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_scored_ideal('_ndcg_ideal_gains', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_relevant AS (
     -- the relevant items of each query: graded above 0, and at threshold (which is above 0)
@@ -1719,7 +1750,7 @@ _ndcg_more_gains AS (
 ),
 _ndcg_more_ideal AS (
     SELECT _key AS _more_key, _k AS _more_k, idcg AS _more_idcg
-    FROM _ndcg_scored_ideal('_ndcg_more_gains', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_scored_ideal('_ndcg_more_gains', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_more_relevant AS (
     SELECT _key AS _more_rel_key, sum(_more)::BIGINT AS _more_relevant,
@@ -1731,11 +1762,11 @@ _ndcg_judged AS (
     -- tie group start as rank key, then the graded items not among them, rnk NULL
     SELECT _key, _i, coalesce(rel, 0.0) AS rel, _s::DOUBLE AS _rnk
     FROM _ndcg_read LEFT JOIN _ndcg_gained USING (_q, _i)
-    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_de4a2e00d9 := true)
+    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_428ef714e4 := true)
     UNION ALL
     SELECT _ndcg_rankings_read._key, _ndcg_gained._i, _ndcg_gained.rel, NULL::DOUBLE
     FROM _ndcg_rankings_read JOIN _ndcg_gained USING (_q)
-    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_de4a2e00d9 := true)
+    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_428ef714e4 := true)
       AND NOT EXISTS (SELECT 1 FROM _ndcg_read AS r
                       WHERE r._key = _ndcg_rankings_read._key AND r._i = _ndcg_gained._i)
     UNION ALL
@@ -1746,7 +1777,7 @@ _ndcg_judged AS (
                  unnest(range(_more + 1 - greatest(1, (SELECT count(*) FROM _ndcg_read AS r
                                                        WHERE r._key = m._key AND r._i = m._i))))
           FROM _ndcg_more AS m)
-    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_de4a2e00d9 := true)
+    WHERE _ndcg_report_has_family(metrics, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_judged_lists AS (
     -- each ranking's judged run as one list, for _ndcg_report_metric_rows to score (a list
@@ -1760,7 +1791,7 @@ _ndcg_logged AS (
     -- those of the rows read)
     SELECT _q, _i
     FROM (SELECT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i,
-                 _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping, _duckdb_ndcg_de4a2e00d9 := true) AS _grade
+                 _ndcg_event_grade(COLUMNS(lambda c: c = event_col), mapping, _duckdb_ndcg_428ef714e4 := true) AS _grade
           FROM query_table(events)) AS _e
     WHERE _grade IS NOT NULL
       AND (judged OR coalesce(list_contains(metrics, 'judged_at_k'), false))
@@ -1774,17 +1805,17 @@ _ndcg_unjudged_rows AS (
 ),
 _ndcg_unjudged AS (
     SELECT _key AS _uj_key, _k AS _uj_k, hits AS _unjudged_rows
-    FROM _ndcg_scored_gains('_ndcg_unjudged_rows', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_scored_gains('_ndcg_unjudged_rows', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_grade_check AS (
     -- one fixed-size aggregate over the grades: NaN, infinite or unmapped grades; negative
     -- grades and gains are refused below, in the report's words (it has no negative option)
-    SELECT _ndcg_grade_error(rel, _ndcg_report_gain(gain, _duckdb_ndcg_de4a2e00d9 := true), 'zero', _duckdb_ndcg_de4a2e00d9 := true) AS _grade_error,
+    SELECT _ndcg_grade_error(rel, _ndcg_report_gain(gain, _duckdb_ndcg_428ef714e4 := true), 'zero', _duckdb_ndcg_428ef714e4 := true) AS _grade_error,
            min(rel) AS _min_grade
     FROM _ndcg_graded
 )
 SELECT _key, _k,
-       _ndcg_scored_ndcg(dcg, coalesce(_more_idcg, idcg), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true)::DOUBLE AS ndcg,
+       _ndcg_scored_ndcg(dcg, coalesce(_more_idcg, idcg), empty_ideal, _duckdb_ndcg_428ef714e4 := true)::DOUBLE AS ndcg,
        coalesce(dcg, 0.0)::DOUBLE AS dcg,
        coalesce(_more_idcg, idcg, 0.0)::DOUBLE AS idcg,
        shown,
@@ -1793,20 +1824,16 @@ SELECT _key, _k,
        -- precision, recall and F1 as their aggregates give them over the judged run (relevant
        -- rows within k, spread over tie groups by the scorer; the judged run's relevant rows)
        CASE WHEN list_contains(metrics, 'precision_at_k') THEN
-           coalesce(coalesce(hits, 0.0) / nullif(coalesce(_k, shown), 0), 0.0)
+           _ndcg_scored_precision(hits, _k, shown, _duckdb_ndcg_428ef714e4 := true)
        END::DOUBLE AS precision_at_k,
        -- (the judged run's relevant rows: the query's items at threshold, and the repeats)
        CASE WHEN list_contains(metrics, 'recall_at_k') THEN
-           list_transform([coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0)],
-                          lambda r: _ndcg_empty(coalesce(coalesce(hits, 0.0) / nullif(r, 0), 0.0),
-                                                r, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true))[1]
+           _ndcg_scored_recall(hits, coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0),
+                               empty_ideal, _duckdb_ndcg_428ef714e4 := true)
        END::DOUBLE AS recall_at_k,
        CASE WHEN list_contains(metrics, 'f1_at_k') THEN
-           list_transform([coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0)],
-                          lambda r: _ndcg_empty(coalesce(2.0 * coalesce(hits, 0.0)
-                                                         / nullif(coalesce(_k, shown) + r, 0),
-                                                         0.0),
-                                                r, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true))[1]
+           _ndcg_scored_f1(hits, _k, shown,
+                           coalesce(_relevant_at, 0) + coalesce(_more_relevant_at, 0), empty_ideal, _duckdb_ndcg_428ef714e4 := true)
        END::DOUBLE AS f1_at_k,
        _judged,
        CASE WHEN judged OR coalesce(list_contains(metrics, 'judged_at_k'), false) THEN
@@ -1832,28 +1859,28 @@ CROSS JOIN _ndcg_names
 WHERE CASE
            WHEN metrics IS NULL OR len(metrics) = 0
                 OR len(list_filter(metrics, lambda m: NOT coalesce(
-                       list_contains(_ndcg_report_metrics(_duckdb_ndcg_de4a2e00d9 := true), m), false))) > 0 THEN
+                       list_contains(_ndcg_report_metrics(_duckdb_ndcg_428ef714e4 := true), m), false))) > 0 THEN
                error('duckdb_ndcg: metrics must name some of '
-                     || array_to_string(_ndcg_report_metrics(_duckdb_ndcg_de4a2e00d9 := true), ', ') || ', got '
+                     || array_to_string(_ndcg_report_metrics(_duckdb_ndcg_428ef714e4 := true), ', ') || ', got '
                      || coalesce(metrics::VARCHAR, 'NULL'))
            WHEN len(list_distinct(metrics)) < len(metrics) THEN
                error('duckdb_ndcg: metrics lists a metric more than once: ' || metrics::VARCHAR)
-           WHEN _ndcg_threshold_error(threshold, true, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL THEN false
+           WHEN _ndcg_threshold_error(threshold, true, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL THEN false
            -- raises the error of a bad max_grade, as _ndcg_discount does for log_base below
-           WHEN _ndcg_report_max_grade(max_grade, mapping, value_grades, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN false
+           WHEN _ndcg_report_max_grade(max_grade, mapping, value_grades, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN false
            WHEN duplicates IS NULL OR duplicates NOT IN ('error', 'allow') THEN
                error('duckdb_ndcg: duplicates must be ''error'' or ''allow'', got '
                      || coalesce('''' || duplicates || '''', 'NULL'))
            WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
                error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
                      || coalesce('''' || ties || '''', 'NULL'))
-           WHEN _ndcg_discount(1, log_base, _duckdb_ndcg_de4a2e00d9 := true) IS NULL
-                OR _ndcg_gain_error(_ndcg_report_gain(gain, _duckdb_ndcg_de4a2e00d9 := true), 'zero', _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL
+           WHEN _ndcg_discount(1, log_base, _duckdb_ndcg_428ef714e4 := true) IS NULL
+                OR _ndcg_gain_error(_ndcg_report_gain(gain, _duckdb_ndcg_428ef714e4 := true), 'zero', _duckdb_ndcg_428ef714e4 := true) IS NOT NULL
                 OR _grade_error IS NOT NULL THEN false
            WHEN _min_grade < 0 THEN
                error('duckdb_ndcg: mapping gives an event type the negative grade '
                      || _min_grade::VARCHAR || ': the report scores grades of 0 and above')
-           WHEN _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)
+           WHEN _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)
                 AND list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE)))) < 0 THEN
                error('duckdb_ndcg: gain map ' || gain::VARCHAR || ' gives grade '
                      || list_filter(map_entries(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))),
@@ -1861,12 +1888,12 @@ WHERE CASE
                      || ' the negative gain '
                      || list_min(map_values(TRY_CAST(gain AS MAP(DOUBLE, DOUBLE))))::VARCHAR
                      || ': the report scores gains of 0 and above')
-           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL'), _duckdb_ndcg_de4a2e00d9 := true) THEN
+           WHEN NOT _ndcg_is_number_type(coalesce(_shown_types[3], 'NULL'), _duckdb_ndcg_428ef714e4 := true) THEN
                error('duckdb_ndcg: ' || coalesce(score_col, position_col) || ' of rankings table '
                      || _rankings_name || ' must be a number, got ' || _shown_types[3]
                      || ' (cast it in a view)')
-           WHEN _ndcg_key_kind(_shown_types[1], _duckdb_ndcg_de4a2e00d9 := true) <> _ndcg_key_kind(_event_types[1], _duckdb_ndcg_de4a2e00d9 := true)
-                OR _ndcg_key_kind(_shown_types[2], _duckdb_ndcg_de4a2e00d9 := true) <> _ndcg_key_kind(_event_types[2], _duckdb_ndcg_de4a2e00d9 := true) THEN
+           WHEN _ndcg_key_kind(_shown_types[1], _duckdb_ndcg_428ef714e4 := true) <> _ndcg_key_kind(_event_types[1], _duckdb_ndcg_428ef714e4 := true)
+                OR _ndcg_key_kind(_shown_types[2], _duckdb_ndcg_428ef714e4 := true) <> _ndcg_key_kind(_event_types[2], _duckdb_ndcg_428ef714e4 := true) THEN
                error('duckdb_ndcg: key columns differ in type: rankings '
                      || _rankings_name || ' has '
                      || query_col || ' ' || _shown_types[1] || ', ' || item_col || ' '
@@ -1895,14 +1922,14 @@ WHERE CASE
                             slice_by, lambda s: NOT list_contains(json_keys(to_json(_key)), s)))
                      || ' (named in slice_by)')
            WHEN list_has_any(list_append(slice_by, query_col),
-                             list_concat(_ndcg_report_columns(_duckdb_ndcg_de4a2e00d9 := true), metrics)) THEN
+                             list_concat(_ndcg_report_columns(_duckdb_ndcg_428ef714e4 := true), metrics)) THEN
                error('duckdb_ndcg: column '
                      || list_intersect(list_append(slice_by, query_col),
-                                       list_concat(_ndcg_report_columns(_duckdb_ndcg_de4a2e00d9 := true), metrics))[1]
+                                       list_concat(_ndcg_report_columns(_duckdb_ndcg_428ef714e4 := true), metrics))[1]
                      || ' of rankings table ' || _rankings_name
                      || ' has the name of a result column ('
-                     || array_to_string(list_concat(_ndcg_report_columns(_duckdb_ndcg_de4a2e00d9 := true), list_filter(
-                            metrics, lambda m: NOT list_contains(_ndcg_report_columns(_duckdb_ndcg_de4a2e00d9 := true), m))),
+                     || array_to_string(list_concat(_ndcg_report_columns(_duckdb_ndcg_428ef714e4 := true), list_filter(
+                            metrics, lambda m: NOT list_contains(_ndcg_report_columns(_duckdb_ndcg_428ef714e4 := true), m))),
                                         ', ')
                      || '): rename it in a view')
            WHEN _null_keys THEN
@@ -1930,7 +1957,7 @@ COMMENT ON MACRO TABLE _ndcg_report_rows IS 'duckdb_ndcg: _ndcg_report_rows(rank
 -- slice_by as a list of column names (internal): a list as given, one name given as text
 -- ('device', a common slip for ['device']) as a list of it; a list's text form ('[device, day]')
 -- is read as that list, as gain reads a map's text form; NULL stays NULL.
-CREATE OR REPLACE MACRO _ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN slice_by IS NULL THEN NULL
      ELSE coalesce(TRY_CAST(slice_by AS VARCHAR[]), [slice_by::VARCHAR]) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -1955,7 +1982,7 @@ CREATE OR REPLACE MACRO _ndcg_compare_pairs(rankings_a, rankings_b, events, k :=
                                             gain := NULL, log_base := NULL, empty_ideal := NULL,
                                             duplicates := NULL, event_col := NULL, mapping := NULL,
                                             collapse := NULL, time_col := NULL, unknown := NULL,
-                                            judged := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                            judged := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        CASE WHEN a._key IS NULL THEN 0.0 ELSE a.ndcg END AS ndcg_a,
        CASE WHEN b._key IS NULL THEN 0.0 ELSE b.ndcg END AS ndcg_b,
@@ -1978,25 +2005,25 @@ SELECT coalesce(a._key, b._key) AS _key, coalesce(a._k, b._k) AS _k,
        (a._key IS NOT NULL OR query_set IN ('either', 'b'))
            AND (b._key IS NOT NULL OR query_set IN ('either', 'a')) AS _in,
        a.judged_at_k AS judged_a, b.judged_at_k AS judged_b
-FROM _ndcg_report_rows(rankings_a, events, k := k, slice_by := _ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true),
+FROM _ndcg_report_rows(rankings_a, events, k := k, slice_by := _ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true),
                        query_col := query_col, item_col := item_col, position_col := position_col,
                        score_col := score_col, ties := ties, gain := gain, log_base := log_base,
                        empty_ideal := empty_ideal, duplicates := duplicates, event_col := event_col,
-                       mapping := _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), collapse := collapse,
+                       mapping := _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), collapse := collapse,
                        time_col := time_col, unknown := unknown, metrics := ['ndcg'],
                        threshold := 1, max_grade := 'mapping', judged := judged,
                        value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL,
-                       stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS a
-FULL JOIN _ndcg_report_rows(rankings_b, events, k := k, slice_by := _ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true),
+                       stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS a
+FULL JOIN _ndcg_report_rows(rankings_b, events, k := k, slice_by := _ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true),
                             query_col := query_col, item_col := item_col,
                             position_col := position_col, score_col := score_col, ties := ties,
                             gain := gain, log_base := log_base, empty_ideal := empty_ideal,
                             duplicates := duplicates, event_col := event_col,
-                            mapping := _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), collapse := collapse,
+                            mapping := _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), collapse := collapse,
                             time_col := time_col, unknown := unknown, metrics := ['ndcg'],
                             threshold := 1, max_grade := 'mapping', judged := judged,
                             value_col := 'value', value_grades := NULL, bucket := NULL,
-                            start := NULL, stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS b
+                            start := NULL, stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS b
     ON a._key = b._key AND a._k IS NOT DISTINCT FROM b._k{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2006,7 +2033,7 @@ COMMENT ON MACRO TABLE _ndcg_compare_pairs IS 'duckdb_ndcg: _ndcg_compare_pairs(
 -- _ndcg_correction_method(correction): the p_adjust method of a summary's correction ('none' ->
 -- 'holm', whose p-values the summary then ignores), else an error naming correction (internal;
 -- compare_summary, ab_summary). Checked here, not by p_adjust, whose error would name `method`.
-CREATE OR REPLACE MACRO _ndcg_correction_method(correction, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_correction_method(correction, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN correction IS NULL OR correction NOT IN ('holm', 'bonferroni', 'bh', 'none') THEN
         error('duckdb_ndcg: correction must be ''holm'', ''bonferroni'', ''bh'' or ''none'', got '
@@ -2042,7 +2069,7 @@ CREATE OR REPLACE MACRO _ndcg_dbn(events_tbl, query_col := NULL, item_col := NUL
                                   position_col := NULL, session_col := NULL, click_col := NULL,
                                   action_col := NULL, time_col := NULL, start_date := NULL,
                                   end_date := NULL, max_rank := NULL,
-                                  needed_by := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                  needed_by := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH RECURSIVE _ndcg_results AS (
     SELECT _s, _q, _d, _p, _c::INTEGER AS _c,
            row_number() OVER (PARTITION BY _s, _q ORDER BY _p) AS _r,
@@ -2052,7 +2079,7 @@ WITH RECURSIVE _ndcg_results AS (
                            click_col := click_col, action_col := action_col,
                            time_col := time_col, start_date := start_date,
                            end_date := end_date, max_rank := max_rank,
-                           needed_by := needed_by, _duckdb_ndcg_de4a2e00d9 := true)
+                           needed_by := needed_by, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_pairs AS (
     SELECT _q, _d, count(*) AS _n, sum(_c) AS _clicks, min(_p) AS _rank
@@ -2171,7 +2198,7 @@ COMMENT ON MACRO TABLE _ndcg_dbn IS 'duckdb_ndcg: _ndcg_dbn(events_tbl, <the col
 -- _ndcg_rank_error(rnk, ties, tie_key): aggregate; NULL when a group's rank keys and the ties
 -- arguments are valid, else an error naming the problem (internal): an unknown ties value,
 -- ties = 'key' without a tie_key on every returned row, NaN or infinite rank keys.
-CREATE OR REPLACE MACRO _ndcg_rank_error(rnk, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_rank_error(rnk, ties, tie_key, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN ties IS NULL OR ties NOT IN ('average', 'key') THEN
         error('duckdb_ndcg: ties must be ''average'' or ''key'', got '
@@ -2192,8 +2219,8 @@ COMMENT ON MACRO _ndcg_rank_error IS 'duckdb_ndcg: _ndcg_rank_error(rnk, ties, t
 -- aggregates allocate n slots per group up front and need n < 1,000,000: on 100-row groups,
 -- min(x, 1001) takes 2.7x the memory of list() for the same time, and min(x, 10001) 20x and 25x
 -- the time, so a large k would cost memory and work beyond the data.
-CREATE OR REPLACE MACRO _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true) <= 100 THEN _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true) END{% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true) <= 100 THEN _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_read_depth IS 'duckdb_ndcg: _ndcg_read_depth(k): how many leading rows of a group the aggregates keep for cutoff k (internal).'{% endraw %}{%- endset -%}
@@ -2203,7 +2230,7 @@ COMMENT ON MACRO _ndcg_read_depth IS 'duckdb_ndcg: _ndcg_read_depth(k): how many
 -- positive whole number, else 1 (internal). It never raises, so a literal k folds to a constant
 -- and DuckDB drops the aggregates of the branches that k rules out; _ndcg_checked_k raises the
 -- error for a bad k after aggregating.
-CREATE OR REPLACE MACRO _ndcg_top_n(k, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_top_n(k, _duckdb_ndcg_428ef714e4 := true) AS
 greatest(coalesce(TRY_CAST(k AS BIGINT), 1), 1){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2215,14 +2242,14 @@ COMMENT ON MACRO _ndcg_top_n IS 'duckdb_ndcg: _ndcg_top_n(k): a safe size for th
 -- its rows beyond (one sorted list); NULL with ties 'key'. NULL keys (judged, not returned) are
 -- left out. The keys of _ndcg_ranking.
 -- Example: SELECT _ndcg_ranked_keys(rnk, 10, 'average') FROM run GROUP BY query_id;
-CREATE OR REPLACE MACRO _ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN ties = 'average' AND _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+    WHEN ties = 'average' AND _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
         list(rnk ORDER BY rnk)
-            FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) IS NULL AND ties = 'average')
+            FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) IS NULL AND ties = 'average')
     WHEN ties = 'average' THEN
-        min(rnk, _ndcg_top_n(_ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true), _duckdb_ndcg_de4a2e00d9 := true) + 1)
-            FILTER (WHERE _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AND ties = 'average')
+        min(rnk, _ndcg_top_n(_ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true), _duckdb_ndcg_428ef714e4 := true) + 1)
+            FILTER (WHERE _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AND ties = 'average')
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2235,7 +2262,7 @@ COMMENT ON MACRO _ndcg_ranked_keys IS 'duckdb_ndcg: _ndcg_ranked_keys(rnk, k, ti
 -- from (_ndcg_ranking), and NDCG's ideal (their values sorted): both call this macro with the
 -- same arguments, so DuckDB computes the aggregate once.
 -- Example: SELECT _ndcg_valued_rows(rel::DOUBLE, rnk::DOUBLE, 'average') FROM run;
-CREATE OR REPLACE MACRO _ndcg_valued_rows(value, rnk, ties, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_valued_rows(value, rnk, ties, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN ties = 'average' THEN
     list({r: rnk, g: value}) FILTER (WHERE ties = 'average' AND value <> 0)
 END{% endraw %}{%- endset -%}
@@ -2270,32 +2297,32 @@ COMMENT ON MACRO _ndcg_valued_rows IS 'duckdb_ndcg: _ndcg_valued_rows(value, rnk
 -- error() costs every query a copy) and value.
 -- Example: SELECT _ndcg_tie_groups(_ndcg_ranking(rel::DOUBLE, rnk::DOUBLE, 10, 'average', NULL))
 --          FROM run;
-CREATE OR REPLACE MACRO _ndcg_ranking(value, rnk, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS
-{m: least(_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), count(rnk)),
+CREATE OR REPLACE MACRO _ndcg_ranking(value, rnk, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true) AS
+{m: least(_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), count(rnk)),
  in_order: CASE
-     WHEN ties = 'key' AND _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+     WHEN ties = 'key' AND _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
          list(coalesce(value, 0.0) ORDER BY rnk ASC,
               CASE WHEN ties = 'key' THEN tie_key END DESC)
-             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) IS NULL
+             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) IS NULL
                            AND ties = 'key')
      WHEN ties = 'key' THEN
          max_by(coalesce(value, 0.0),
                 {a: -rnk, b: CASE WHEN ties = 'key' THEN tie_key END},
-                _ndcg_top_n(_ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true), _duckdb_ndcg_de4a2e00d9 := true) + 1)
-             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL
+                _ndcg_top_n(_ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true), _duckdb_ndcg_428ef714e4 := true) + 1)
+             FILTER (WHERE rnk IS NOT NULL AND _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL
                            AND ties = 'key')
  END,
- keys: _ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_de4a2e00d9 := true),
+ keys: _ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_428ef714e4 := true),
  -- a group straddles m = k when the (k + 1)th key equals the kth (with fewer than k + 1 keys m is
  -- their number and nothing straddles); its size: the keys equal to the kth among every key
- straddle: CASE WHEN ties = 'average' THEN list_transform([_ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_de4a2e00d9 := true)],
-     lambda ks: CASE WHEN len(ks) > _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true)
-                          AND ks[_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true) + 1] = ks[_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true)] THEN
-         len(list_filter(coalesce(list(rnk) FILTER (WHERE _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL
+ straddle: CASE WHEN ties = 'average' THEN list_transform([_ndcg_ranked_keys(rnk, k, ties, _duckdb_ndcg_428ef714e4 := true)],
+     lambda ks: CASE WHEN len(ks) > _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true)
+                          AND ks[_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true) + 1] = ks[_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true)] THEN
+         len(list_filter(coalesce(list(rnk) FILTER (WHERE _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL
                                                           AND ties = 'average'), ks),
-                         lambda x: x = ks[_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true)]))
+                         lambda x: x = ks[_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true)]))
      END)[1] END,
- rows: _ndcg_valued_rows(value, rnk, ties, _duckdb_ndcg_de4a2e00d9 := true)}{% endraw %}{%- endset -%}
+ rows: _ndcg_valued_rows(value, rnk, ties, _duckdb_ndcg_428ef714e4 := true)}{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_ranking IS 'duckdb_ndcg: _ndcg_ranking(value, rnk, k, ties, tie_key) -> {m, in_order, keys, straddle, rows}'{% endraw %}{%- endset -%}
@@ -2309,7 +2336,7 @@ COMMENT ON MACRO _ndcg_ranking IS 'duckdb_ndcg: _ndcg_ranking(value, rnk, k, tie
 -- its whole list, so long rankings read their groups' weights one position at a time instead
 -- (_ndcg_weighted_sum).
 -- Example: _ndcg_group_weight(_ndcg_weights(10, 'log', 2), 2, 2, 10) = (1 / log2(3) + 0.5) / 2
-CREATE OR REPLACE MACRO _ndcg_group_weight(weights, s, n, m, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_group_weight(weights, s, n, m, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_sum(list_slice(weights, s, least(s + n - 1, m))), 0.0) / n{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2330,7 +2357,7 @@ COMMENT ON MACRO _ndcg_group_weight IS 'duckdb_ndcg: _ndcg_group_weight(weights,
 -- order (_ndcg_expected_hit, _ndcg_expected_rr, _ndcg_expected_ap_sum, _ndcg_expected_err); long
 -- rankings' weighted sums add them up (_ndcg_weighted_sum).
 -- Example: SELECT _ndcg_tie_groups(_ndcg_ranking(rel, rnk, 10, 'average', NULL)) FROM run;
-CREATE OR REPLACE MACRO _ndcg_tie_groups(ranking, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_tie_groups(ranking, _duckdb_ndcg_428ef714e4 := true) AS
 -- the ranking bound once: a macro argument is an expression
 list_transform([ranking], lambda v: list_transform(
     -- the positions where the groups begin (a key differs from the one before it)
@@ -2365,9 +2392,9 @@ COMMENT ON MACRO _ndcg_tie_groups IS 'duckdb_ndcg: _ndcg_tie_groups(ranking): th
 -- not a number > 1): its callers check the base once (_ndcg_weights, _ndcg_weighted_list), and a
 -- list of weights made from it with constant arguments is computed when DuckDB plans the query.
 -- Example: _ndcg_weight(2, 'log', 2) = 1 / log2(3)
-CREATE OR REPLACE MACRO _ndcg_weight(q, weight, param, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_weight(q, weight, param, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN weight = 'log' THEN 1.0 / _ndcg_log_discount(q, param, _duckdb_ndcg_de4a2e00d9 := true)
+    WHEN weight = 'log' THEN 1.0 / _ndcg_log_discount(q, param, _duckdb_ndcg_428ef714e4 := true)
     WHEN weight = 'none' THEN 1.0::DOUBLE
     WHEN weight = 'geometric' THEN
         (1.0 - TRY_CAST(param AS DOUBLE)) * pow(TRY_CAST(param AS DOUBLE), q - 1)
@@ -2383,11 +2410,11 @@ COMMENT ON MACRO _ndcg_weight IS 'duckdb_ndcg: _ndcg_weight(q, weight, param) ->
 -- once, when it plans the query; so callers build it outside every lambda body (inside one
 -- nothing is folded) and index it per row: a position's weight is then one array lookup.
 -- Example: _ndcg_weights(3, 'log', 2) = [1.0, 1 / log2(3), 0.5]
-CREATE OR REPLACE MACRO _ndcg_weights(n, weight, param, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_weights(n, weight, param, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     -- never true: _ndcg_discount raises the error for a bad base, folded away for a good one
-    WHEN weight = 'log' AND _ndcg_discount(1, param, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN NULL
-    ELSE list_transform(range(1, n + 1), lambda q: _ndcg_weight(q, weight, param, _duckdb_ndcg_de4a2e00d9 := true))
+    WHEN weight = 'log' AND _ndcg_discount(1, param, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN NULL
+    ELSE list_transform(range(1, n + 1), lambda q: _ndcg_weight(q, weight, param, _duckdb_ndcg_428ef714e4 := true))
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2412,16 +2439,16 @@ COMMENT ON MACRO _ndcg_weights IS 'duckdb_ndcg: _ndcg_weights(n, weight, param) 
 -- lambda costs every row, taken or not: the per-row CASE below holds none.
 -- Example:
 --   _ndcg_weighted_sum(_ndcg_ranking(rel, rnk, 10, 'average', NULL), 10, 'average', 'log', 2)
-CREATE OR REPLACE MACRO _ndcg_weighted_sum(ranking, k, ties, weight, param, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_weighted_sum(ranking, k, ties, weight, param, _duckdb_ndcg_428ef714e4 := true) AS
 -- the ranking and its weights w bound once ([...] with lambda r), as one flat struct (a nested
 -- one cost 10% more; struct_insert's named argument is lost when a database file stores the
 -- macro): outside every lambda body, where DuckDB drops the aggregates k and ties rule out and
 -- computes w
-list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true), 512),
-                                                          weight, param, _duckdb_ndcg_de4a2e00d9 := true)})], lambda r: CASE
+list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true), 512),
+                                                          weight, param, _duckdb_ndcg_428ef714e4 := true)})], lambda r: CASE
     WHEN ties = 'key' THEN coalesce(list_aggregate(list_transform(
         list_slice(r.in_order, 1, r.m),
-        lambda x, q: x * coalesce(r.w[q], _ndcg_weight(q, weight, param, _duckdb_ndcg_de4a2e00d9 := true))), 'fsum'), 0.0)
+        lambda x, q: x * coalesce(r.w[q], _ndcg_weight(q, weight, param, _duckdb_ndcg_428ef714e4 := true))), 'fsum'), 0.0)
     WHEN len(r.keys) <= 512 THEN coalesce(list_aggregate(list_concat(
         -- each row before the cut, outside a straddling group: untied, or in a group from the
         -- first to the last position of its key
@@ -2433,13 +2460,13 @@ list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_dep
                     r.w[list_position(r.keys, x.r)]
                 ELSE _ndcg_group_weight(r.w, list_position(r.keys, x.r),
                                         len(r.keys) + 2 - list_position(r.keys, x.r)
-                                        - list_position(list_reverse(r.keys), x.r), r.m, _duckdb_ndcg_de4a2e00d9 := true)
+                                        - list_position(list_reverse(r.keys), x.r), r.m, _duckdb_ndcg_428ef714e4 := true)
             END),
         -- the group straddling m, at its full size
         CASE WHEN r.straddle IS NOT NULL THEN
             [list_aggregate(list_transform(list_filter(r.rows, lambda x: x.r = r.keys[r.m]),
                                            lambda x: x.g), 'fsum')
-             * _ndcg_group_weight(r.w, list_position(r.keys, r.keys[r.m]), r.straddle, r.m, _duckdb_ndcg_de4a2e00d9 := true)]
+             * _ndcg_group_weight(r.w, list_position(r.keys, r.keys[r.m]), r.straddle, r.m, _duckdb_ndcg_428ef714e4 := true)]
         END), 'fsum'), 0.0)
     -- the rows before the cut in key order, each times its group's weight: group j holds the
     -- (a + 1)th to (a + c)th of them, so its weight is repeated c times. Its positions' weights
@@ -2447,10 +2474,10 @@ list_transform([struct_concat(ranking, {w: _ndcg_weights(coalesce(_ndcg_read_dep
     -- per group: quadratic)
     ELSE list_transform([{
         rows: list_sort(list_filter(r.rows, lambda x: x.r <= r.keys[r.m])),
-        weights: flatten(list_transform(_ndcg_tie_groups(r, _duckdb_ndcg_de4a2e00d9 := true), lambda g: list_resize(
+        weights: flatten(list_transform(_ndcg_tie_groups(r, _duckdb_ndcg_428ef714e4 := true), lambda g: list_resize(
             []::DOUBLE[], g.marked, coalesce(list_sum(list_transform(
                 range(g.start, least(g.start + g.size - 1, r.m) + 1),
-                lambda q: _ndcg_weight(q, weight, param, _duckdb_ndcg_de4a2e00d9 := true))), 0.0) / g.size)))}],
+                lambda q: _ndcg_weight(q, weight, param, _duckdb_ndcg_428ef714e4 := true))), 0.0) / g.size)))}],
         lambda rw: coalesce(list_aggregate(
             list_transform(rw.rows, lambda x, i: x.g * rw.weights[i]), 'fsum'), 0.0))[1]
 END)[1]{% endraw %}{%- endset -%}
@@ -2469,11 +2496,11 @@ COMMENT ON MACRO _ndcg_weighted_sum IS 'duckdb_ndcg: _ndcg_weighted_sum(ranking,
 -- Example: _ndcg_dcg(rel::DOUBLE, rnk::DOUBLE, k := 10, gain := 'linear', ties := 'average',
 --                    tie_key := NULL, weight := 'log', param := 2, negative := 'error')
 CREATE OR REPLACE MACRO _ndcg_dcg(rel, rnk, k := NULL, gain := NULL, ties := NULL, tie_key := NULL,
-                                  weight := NULL, param := NULL, negative := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_grade_error(rel, gain, negative, _duckdb_ndcg_de4a2e00d9 := true) IS NULL
-          AND _ndcg_rank_error(rnk, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
-    _ndcg_weighted_sum(_ndcg_ranking(_ndcg_gain_value(rel, gain, _duckdb_ndcg_de4a2e00d9 := true), rnk, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true), k, ties,
-                       weight, param, _duckdb_ndcg_de4a2e00d9 := true)
+                                  weight := NULL, param := NULL, negative := NULL, _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_grade_error(rel, gain, negative, _duckdb_ndcg_428ef714e4 := true) IS NULL
+          AND _ndcg_rank_error(rnk, ties, tie_key, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
+    _ndcg_weighted_sum(_ndcg_ranking(_ndcg_gain_value(rel, gain, _duckdb_ndcg_428ef714e4 := true), rnk, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true), k, ties,
+                       weight, param, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2485,7 +2512,7 @@ COMMENT ON MACRO _ndcg_dcg IS 'duckdb_ndcg: _ndcg_dcg(rel, rnk, k := ..., gain :
 -- 'min_k', least(relevant, k) (Spark meanAveragePrecisionAt, RecBole, Microsoft Recommenders;
 -- relevant when k is NULL); 'retrieved', the relevant rows among the first k (Hivemall). A name
 -- not in allowed (the metric's choices, at least two) is an error listing them.
-CREATE OR REPLACE MACRO _ndcg_denominator(denominator, allowed, relevant, k, retrieved, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_denominator(denominator, allowed, relevant, k, retrieved, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN denominator IS NULL OR NOT list_contains(allowed, denominator) THEN
         error('duckdb_ndcg: denominator must be '
@@ -2506,7 +2533,7 @@ COMMENT ON MACRO _ndcg_denominator IS 'duckdb_ndcg: _ndcg_denominator(denominato
 -- for a seed (internal; randomization_test, bootstrap_ci). It hashes ONE combined value, the text
 -- 'seed:resample:i': DuckDB's multi-argument hash(a, b, c) combines the arguments' hashes so
 -- that the low bits are strongly correlated across arguments, which biases resampling tests.
-CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_draw(seed, resample, i, _duckdb_ndcg_428ef714e4 := true) AS
 hash(seed::VARCHAR || ':' || resample::VARCHAR || ':' || i::VARCHAR){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -2518,7 +2545,7 @@ COMMENT ON MACRO _ndcg_draw IS 'duckdb_ndcg: _ndcg_draw(seed, resample, i): a ps
 -- each run of one t of more than u rows as one item {r: its size, e: [t]}, added at once, and
 -- every other row as {r: 0, e: [t]}, added alone (internal). The runs are found by comparing
 -- neighbours: their first and last rows, zipped.
-CREATE OR REPLACE MACRO _ndcg_err_classes(ts, a, c, u, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_err_classes(ts, a, c, u, _duckdb_ndcg_428ef714e4 := true) AS
 flatten(list_transform(list_zip(
     list_filter(range(c), lambda i: i = 0 OR ts[a + 1 + i].t <> ts[a + i].t),
     list_filter(range(c), lambda i: i = c - 1 OR ts[a + 1 + i].t <> ts[a + 2 + i].t)),
@@ -2540,7 +2567,7 @@ COMMENT ON MACRO _ndcg_err_classes IS 'duckdb_ndcg: _ndcg_err_classes(ts, a, c, 
 -- cut has an order that matters). The start value is a constant, which DuckDB 1.4/1.5's
 -- list_reduce keeps per row (checked against the formula on both).
 -- Example: _ndcg_err_in_order([{q: 1, r: 0.5}, {q: 3, r: 0.25}]) = 0.5 + 0.5 * 0.25 / 3
-CREATE OR REPLACE MACRO _ndcg_err_in_order(stops, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_err_in_order(stops, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_reduce(
     list_transform(stops, lambda x: {p: 1.0 - x.r, s: x.r / x.q}),
     lambda acc, x: {p: acc.p * x.p, s: acc.s + acc.p * x.s},
@@ -2559,7 +2586,7 @@ COMMENT ON MACRO _ndcg_err_in_order IS 'duckdb_ndcg: _ndcg_err_in_order(stops): 
 -- precision there is (1 + a + u (c - 1) / (n - 1)) / q. The group adds
 --   c / n * sum_{q = s .. min(s + n - 1, m)} (1 + a + (q - s) (c - 1) / (n - 1)) / q
 -- ((c - 1) / (n - 1) read as 0 when n = 1). Without ties: the sum of (1 + a) / p, as trec_eval.
-CREATE OR REPLACE MACRO _ndcg_expected_ap_sum(groups, m, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_expected_ap_sum(groups, m, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_sum(list_transform(list_filter(groups, lambda g: g.marked > 0), lambda g:
     g.marked::DOUBLE / g.size
     * list_sum(list_transform(range(g.start, least(g.start + g.size - 1, m) + 1), lambda q:
@@ -2592,9 +2619,9 @@ COMMENT ON MACRO _ndcg_expected_ap_sum IS 'duckdb_ndcg: _ndcg_expected_ap_sum(gr
 -- 2 sqrt(21 min(w, n - w)) + 3 terms (one tie group of 100,000 rows, 75,000 relevant, cut at
 -- 50,000: 2,051 of the 24,889 possible terms; timings: benchmarks/results/design_timings.md), the
 -- start value leading the list (DuckDB 1.4/1.5's list_reduce mixes rows up with a third one).
-CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_expected_ap_retrieved(groups, m, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
-    [{g: groups[-1], s0: _ndcg_expected_ap_sum(list_slice(groups, 1, len(groups) - 1), m, _duckdb_ndcg_de4a2e00d9 := true)}],
+    [{g: groups[-1], s0: _ndcg_expected_ap_sum(list_slice(groups, 1, len(groups) - 1), m, _duckdb_ndcg_428ef714e4 := true)}],
     lambda v: list_transform([{start: v.g.start, size: v.g.size, marked: v.g.marked,
                  before: v.g.before, w: m - v.g.start + 1, s0: v.s0,
                  -- sum_u 1 / (s + u) and sum_u u / (s + u) over the group's slots before the cut
@@ -2680,7 +2707,7 @@ COMMENT ON MACRO _ndcg_expected_ap_retrieved IS 'duckdb_ndcg: _ndcg_expected_ap_
 -- the math allows: DuckDB binds a lambda body again for each lambda around it, so every level
 -- doubles the time to bind what is inside it (design_timings.md: one level more around the
 -- class merge made err ten times slower to bind).
-CREATE OR REPLACE MACRO _ndcg_expected_err(groups, stops, m, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_expected_err(groups, stops, m, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform([{gs: list_filter(groups, lambda g: g.marked > 0), ts: list_sort(stops),
                  tmax: list_max(list_transform(stops, lambda x: x.t))}], lambda v:
 list_transform([list_transform(list_transform(v.gs, lambda g: {
@@ -2714,7 +2741,7 @@ coalesce(list_reduce(list_concat(
                                     CASE WHEN j <= g.size - g.marked THEN 1.0 ELSE 0.0
                                     END::DOUBLE)}],
                 CASE WHEN g.marked > g.u
-                     THEN list_filter(_ndcg_err_classes(v.ts, g.before, g.marked, g.u, _duckdb_ndcg_de4a2e00d9 := true),
+                     THEN list_filter(_ndcg_err_classes(v.ts, g.before, g.marked, g.u, _duckdb_ndcg_428ef714e4 := true),
                                       lambda x: x.r > 0) END),
                 -- x.r rows of t = x.e[1] into the acc.r rows so far: slot by slot, q[i + 1] =
                 -- P(i of the first j slots hold the class's rows) t^i, a hypergeometric
@@ -2733,7 +2760,7 @@ coalesce(list_reduce(list_concat(
                                 / greatest(acc.r + x.r - y.q[1], 1))}).o,
                     list_transform(range(g.u - least(g.u, acc.r + x.r)), lambda j: 0.0::DOUBLE))})],
             CASE WHEN g.marked > g.u
-                 THEN list_filter(_ndcg_err_classes(v.ts, g.before, g.marked, g.u, _duckdb_ndcg_de4a2e00d9 := true),
+                 THEN list_filter(_ndcg_err_classes(v.ts, g.before, g.marked, g.u, _duckdb_ndcg_428ef714e4 := true),
                                   lambda x: x.r = 0)
                  ELSE list_transform(range(g.marked), lambda i:
                                      {r: 0::BIGINT, e: [v.ts[g.before + 1 + i].t::DOUBLE]})
@@ -2759,7 +2786,7 @@ COMMENT ON MACRO _ndcg_expected_err IS 'duckdb_ndcg: _ndcg_expected_err(groups, 
 -- not; the group straddling m shows w = m - s + 1 of its n rows, none of its c relevant ones with
 -- the hypergeometric probability C(n - c, w) / C(n, w) = prod_{i < w} (n - c - i) / (n - i).
 -- Without ties it is 1.0 or 0.0, as trec_eval success.k.
-CREATE OR REPLACE MACRO _ndcg_expected_hit(groups, m, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_expected_hit(groups, m, _duckdb_ndcg_428ef714e4 := true) AS
 1.0 - coalesce(list_aggregate(list_transform(groups, lambda g: CASE
     WHEN g.marked = 0 THEN 1.0::DOUBLE
     WHEN g.start + g.size - 1 <= m THEN 0.0::DOUBLE
@@ -2776,7 +2803,7 @@ COMMENT ON MACRO _ndcg_expected_hit IS 'duckdb_ndcg: _ndcg_expected_hit(groups, 
 -- first m positions when every tie group is in a uniformly random order (internal); groups from
 -- _ndcg_tie_groups (any cut at or after m). A group of n rows, c marked, with w of its positions
 -- up to m shows c w / n of them on average; without ties the plain count.
-CREATE OR REPLACE MACRO _ndcg_expected_hits(groups, m, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_expected_hits(groups, m, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_sum(list_transform(groups, lambda g:
     g.marked * greatest(least(g.size, m - g.start + 1), 0)::DOUBLE / g.size)), 0.0::DOUBLE){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -2791,7 +2818,7 @@ COMMENT ON MACRO _ndcg_expected_hits IS 'duckdb_ndcg: _ndcg_expected_hits(groups
 -- p_0 = c / n and p_{i+1} = p_i (n - c - i) / (n - 1 - i); the result is the sum of p_i / (s + i)
 -- over the offsets i <= n - c with s + i <= m (a running product: list_reduce over the offsets).
 -- 0.0 when no relevant row is before the cut; 1 / position without ties (trec_eval recip_rank).
-CREATE OR REPLACE MACRO _ndcg_expected_rr(groups, m, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_expected_rr(groups, m, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(list_transform(list_filter(groups, lambda g: g.marked > 0)[1:1], lambda g: list_reduce(
     list_transform(range(0, least(g.size - g.marked, m - g.start) + 1), lambda i: {
         p: CASE WHEN g.size - 1 - i > 0 THEN (g.size - g.marked - i)::DOUBLE / (g.size - 1 - i)
@@ -2808,7 +2835,7 @@ COMMENT ON MACRO _ndcg_expected_rr IS 'duckdb_ndcg: _ndcg_expected_rr(groups, m)
 -- An item_list_index (text) read as a whole number >= 0 (internal), else NULL ('(not set)', NULL,
 -- empty, or an index the shown-list step refuses): a digits-only index as its BIGINT prints it
 -- (most are) is read without the pattern.
-CREATE OR REPLACE MACRO _ndcg_ga4_index(raw, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ga4_index(raw, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN TRY_CAST(raw AS BIGINT) BETWEEN 0 AND 999999999999999999
           AND TRY_CAST(raw AS BIGINT)::VARCHAR = raw THEN TRY_CAST(raw AS BIGINT)
      WHEN regexp_full_match(trim(raw), '[0-9]{1,18}') THEN trim(raw)::BIGINT
@@ -2823,7 +2850,7 @@ COMMENT ON MACRO _ndcg_ga4_index IS 'duckdb_ndcg: _ndcg_ga4_index(raw) -> BIGINT
 -- event_params, a list of STRUCT(key, value STRUCT(string_value, int_value, float_value,
 -- double_value)); the first of the four values that is set (ga_session_id is an int_value,
 -- search_term a string_value). NULL when the event has no such parameter.
-CREATE OR REPLACE MACRO _ndcg_ga4_param(params, name, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ga4_param(params, name, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(list_filter(params, lambda p: p.key = name),
                lambda p: coalesce(struct_extract(p.value, 'string_value')::VARCHAR,
                                   struct_extract(p.value, 'int_value')::VARCHAR,
@@ -2843,7 +2870,7 @@ COMMENT ON MACRO _ndcg_ga4_param IS 'duckdb_ndcg: _ndcg_ga4_param(params, name) 
 -- error saying so), event_date 'YYYYMMDD' (or a DATE), ga_session_id, search_term and
 -- item_list_name from event_params, device from device.category. A column the export lacks is
 -- DuckDB's binder error naming it.
-CREATE OR REPLACE MACRO _ndcg_ga4_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_ga4_rows(tbl, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT * EXCLUDE (_us), _us AS event_us, make_timestamp(_us) AS event_at
 FROM (
 SELECT event_name::VARCHAR AS event_name,
@@ -2859,9 +2886,9 @@ SELECT event_name::VARCHAR AS event_name,
            ELSE TRY_CAST(event_timestamp::VARCHAR AS BIGINT)
        END AS _us,
        user_pseudo_id::VARCHAR AS user_id,
-       _ndcg_ga4_param(event_params, 'ga_session_id', _duckdb_ndcg_de4a2e00d9 := true) AS session_id,
-       _ndcg_ga4_param(event_params, 'search_term', _duckdb_ndcg_de4a2e00d9 := true) AS search_term,
-       coalesce(_ndcg_ga4_param(event_params, 'item_list_name', _duckdb_ndcg_de4a2e00d9 := true),
+       _ndcg_ga4_param(event_params, 'ga_session_id', _duckdb_ndcg_428ef714e4 := true) AS session_id,
+       _ndcg_ga4_param(event_params, 'search_term', _duckdb_ndcg_428ef714e4 := true) AS search_term,
+       coalesce(_ndcg_ga4_param(event_params, 'item_list_name', _duckdb_ndcg_428ef714e4 := true),
                 struct_extract(items[1], 'item_list_name')::VARCHAR) AS list_name,
        struct_extract(device, 'category')::VARCHAR AS device,
        coalesce(TRY_STRPTIME(event_date::VARCHAR, '%Y%m%d')::DATE,
@@ -2884,13 +2911,13 @@ COMMENT ON MACRO TABLE _ndcg_ga4_rows IS 'duckdb_ndcg: _ndcg_ga4_rows(tbl) -> TA
 -- shown-list step partitions and joins on, the same in every reading; within a user, the order
 -- of the query_ids, which the attribution breaks ties by), with its query_id 'user/session/µs'
 -- made once.
-CREATE OR REPLACE MACRO _ndcg_ga4_searches(tbl, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_ga4_searches(tbl, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT row_number() OVER (ORDER BY user_id, query_id) AS _search, *
 FROM (
     SELECT user_id, session_id, event_us AS search_us, min(search_term) AS search_term,
            min(device) AS device, min(event_date) AS event_date,
            user_id || '/' || session_id || '/' || event_us::VARCHAR AS query_id
-    FROM _ndcg_ga4_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_ga4_rows(tbl, _duckdb_ndcg_428ef714e4 := true)
     WHERE event_name = 'view_search_results' AND user_id IS NOT NULL AND session_id IS NOT NULL
     GROUP BY user_id, session_id, event_us
 ){% endraw %}{%- endset -%}
@@ -2912,9 +2939,9 @@ COMMENT ON MACRO TABLE _ndcg_ga4_searches IS 'duckdb_ndcg: _ndcg_ga4_searches(tb
 -- starting again continues after the largest of them.
 -- searches: NULL reads the searches of tbl (_ndcg_ga4_searches); a table's name reads them from
 -- it instead (made once by evaluate(source='ga4'), which keeps the shown rows this narrow).
-CREATE OR REPLACE MACRO _ndcg_ga4_placed(tbl, position_base, list_name, searches, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_ga4_placed(tbl, position_base, list_name, searches, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_computed_searches AS (
-    SELECT * FROM _ndcg_ga4_searches(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_ga4_searches(tbl, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_searches AS (
     SELECT _search, user_id, session_id, search_us
@@ -2934,12 +2961,12 @@ _ndcg_lists AS MATERIALIZED (
            list_min(_index) AS _min_index, list_max(_index) AS _max_index
     FROM (
         SELECT *, hash(_content) AS _h, len(_content) AS _len,
-               list_transform(_content, lambda x: _ndcg_ga4_index(x[2], _duckdb_ndcg_de4a2e00d9 := true)) AS _index
+               list_transform(_content, lambda x: _ndcg_ga4_index(x[2], _duckdb_ndcg_428ef714e4 := true)) AS _index
         FROM (
             SELECT gen_random_uuid() AS _lid, user_id, session_id, event_us,
                    list_transform(items, lambda x: [x.item_id::VARCHAR,
                                                     x.item_list_index::VARCHAR]) AS _content
-            FROM _ndcg_ga4_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true) AS _ndcg_rows
+            FROM _ndcg_ga4_rows(tbl, _duckdb_ndcg_428ef714e4 := true) AS _ndcg_rows
             WHERE event_name = 'view_item_list' AND len(items) > 0
               AND user_id IS NOT NULL AND session_id IS NOT NULL
               AND (list_name IS NULL OR list_name = _ndcg_rows.list_name)
@@ -3048,7 +3075,7 @@ _ndcg_items AS (
                ELSE _on + 1 - _base
            END AS _on_page
     FROM (
-        SELECT *, _ndcg_ga4_index(_raw, _duckdb_ndcg_de4a2e00d9 := true) AS _on
+        SELECT *, _ndcg_ga4_index(_raw, _duckdb_ndcg_428ef714e4 := true) AS _on
         FROM (
             SELECT o._search, o.user_id, make_timestamp(o.event_us) AS shown_at, o._unindexed,
                    o._lo, o._before, o._base,
@@ -3074,7 +3101,7 @@ COMMENT ON MACRO TABLE _ndcg_ga4_placed IS 'duckdb_ndcg: _ndcg_ga4_placed(tbl, p
 -- (internal): NULL is select_item 'click', add_to_cart 'add_to_cart', purchase 'purchase' (the
 -- names ndcg_report's default mapping grades 1, 2, 3); a given MAP replaces it. Any other value
 -- is an error naming event_types.
-CREATE OR REPLACE MACRO _ndcg_ga4_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ga4_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN event_types IS NULL
      THEN MAP {'select_item': 'click', 'add_to_cart': 'add_to_cart', 'purchase': 'purchase'}
      ELSE coalesce(TRY_CAST(event_types AS MAP(VARCHAR, VARCHAR)),
@@ -3108,12 +3135,12 @@ COMMENT ON MACRO _ndcg_ga4_types IS 'duckdb_ndcg: _ndcg_ga4_types(event_types) -
 CREATE OR REPLACE MACRO _ndcg_ga4_interactions(tbl, attribution := NULL, attribution_window := NULL,
                                                event_types := NULL, position_base := NULL,
                                                list_name := NULL, searches := NULL,
-                                               placed := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                               placed := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_ga4_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS _types
+    SELECT _ndcg_ga4_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS _types
 ),
 _ndcg_interactions_searches AS MATERIALIZED (
-    SELECT * FROM _ndcg_ga4_searches(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_ga4_searches(tbl, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_searches AS (
     SELECT _search, user_id, query_id
@@ -3121,7 +3148,7 @@ _ndcg_searches AS (
 ),
 _ndcg_computed_placed AS (
     SELECT * FROM _ndcg_ga4_placed(tbl, position_base, list_name,
-                                   coalesce(searches, '_ndcg_interactions_searches'), _duckdb_ndcg_de4a2e00d9 := true)
+                                   coalesce(searches, '_ndcg_interactions_searches'), _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_showings AS (
     -- what each search showed, its search number standing for its query_id
@@ -3138,9 +3165,9 @@ _ndcg_acts AS MATERIALIZED (
            coalesce(struct_extract(_item, 'item_revenue'),
                     struct_extract(_item, 'price')
                     * coalesce(struct_extract(_item, 'quantity'), 1))::DOUBLE AS value,
-           event_at - _ndcg_attribution_window(attribution_window, event_name, _duckdb_ndcg_de4a2e00d9 := true) AS _from
+           event_at - _ndcg_attribution_window(attribution_window, event_name, _duckdb_ndcg_428ef714e4 := true) AS _from
     FROM (SELECT *, unnest(items) AS _item
-          FROM _ndcg_ga4_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+          FROM _ndcg_ga4_rows(tbl, _duckdb_ndcg_428ef714e4 := true)
           WHERE event_name NOT IN ('view_search_results', 'view_item_list'))
     CROSS JOIN _ndcg_options
 ),
@@ -3149,7 +3176,7 @@ _ndcg_identities AS (
 ),
 _ndcg_matched AS (
     -- the latest showing of the item to the user, and the earliest within the window
-    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_showings', attribution := attribution, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_showings', attribution := attribution, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_reasoned AS (
     SELECT a.*, m._last.t AS _last_at,
@@ -3180,13 +3207,13 @@ COMMENT ON MACRO TABLE _ndcg_ga4_interactions IS 'duckdb_ndcg: _ndcg_ga4_interac
 --            session_id, shown_at TIMESTAMP)
 -- The searches of a GA4 export and what each showed (internal; ga4_rankings states the rules):
 -- _ndcg_ga4_placed's rows with their search's columns (_ndcg_ga4_searches).
-CREATE OR REPLACE MACRO _ndcg_ga4_shown(tbl, position_base, list_name, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_ga4_shown(tbl, position_base, list_name, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_shown_searches AS MATERIALIZED (
-    SELECT * FROM _ndcg_ga4_searches(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_ga4_searches(tbl, _duckdb_ndcg_428ef714e4 := true)
 )
 SELECT s.query_id, p.item_id, p.position, s.search_term, s.device, s.event_date, s.user_id,
        s.session_id, p.shown_at
-FROM _ndcg_ga4_placed(tbl, position_base, list_name, '_ndcg_shown_searches', _duckdb_ndcg_de4a2e00d9 := true) p
+FROM _ndcg_ga4_placed(tbl, position_base, list_name, '_ndcg_shown_searches', _duckdb_ndcg_428ef714e4 := true) p
 JOIN _ndcg_shown_searches s USING (_search){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3201,7 +3228,7 @@ COMMENT ON MACRO TABLE _ndcg_ga4_shown IS 'duckdb_ndcg: _ndcg_ga4_shown(tbl, pos
 -- var = (sum dev^2 - (sum dev)^2 / n) / (n - 1), the corrected two-pass algorithm (Chan, Golub
 -- & LeVeque 1983). A difference of two means is best taken as the shifts' difference (exact when
 -- they are close) plus the rests'. n = 0 gives NULL shift; n < 2 NULL var.
-CREATE OR REPLACE MACRO _ndcg_moments(xs, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_moments(xs, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [list_avg(xs)::DOUBLE],
     lambda shift: list_transform(
@@ -3224,7 +3251,7 @@ COMMENT ON MACRO _ndcg_moments IS 'duckdb_ndcg: _ndcg_moments(xs): the mean and 
 -- two-pass form when shift lies near the values (x - shift then loses nothing); var =
 -- (s2 - s1^2 / n) / (n - 1) cancels only as much as the mean's distance from shift (for NDCG
 -- values in [0, 1] and shift 0: none that matters). n = 0 gives NULL shift; n < 2 NULL var.
-CREATE OR REPLACE MACRO _ndcg_shifted_moments(n, s1, s2, shift, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_shifted_moments(n, s1, s2, shift, _duckdb_ndcg_428ef714e4 := true) AS
 {n: n::BIGINT,
  shift: CASE WHEN n > 0 THEN shift END::DOUBLE,
  rest: CASE WHEN n > 0 THEN s1 / n ELSE 0.0 END::DOUBLE,
@@ -3239,17 +3266,17 @@ COMMENT ON MACRO _ndcg_shifted_moments IS 'duckdb_ndcg: _ndcg_shifted_moments(n,
 -- rest, var DOUBLE). shift NULL: the values held as a list and centred on their mean
 -- (_ndcg_moments); a number: sums of x - shift streamed in fixed memory (_ndcg_shifted_moments).
 -- Each branch's aggregate filters every row out when the other branch is taken.
-CREATE OR REPLACE MACRO _ndcg_group_moments(x, keep, shift, _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_checked_shift(shift, _duckdb_ndcg_de4a2e00d9 := true) IS NULL
+CREATE OR REPLACE MACRO _ndcg_group_moments(x, keep, shift, _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_checked_shift(shift, _duckdb_ndcg_428ef714e4 := true) IS NULL
      THEN _ndcg_moments(coalesce(list(x::DOUBLE) FILTER (WHERE shift IS NULL AND keep
-                                                             AND isfinite(x)), []::DOUBLE[]), _duckdb_ndcg_de4a2e00d9 := true)
+                                                             AND isfinite(x)), []::DOUBLE[]), _duckdb_ndcg_428ef714e4 := true)
      ELSE _ndcg_shifted_moments(
          count(*) FILTER (WHERE keep AND isfinite(x)),
          coalesce(fsum(x::DOUBLE - shift)
                   FILTER (WHERE shift IS NOT NULL AND keep AND isfinite(x)), 0.0),
          coalesce(fsum(pow(x::DOUBLE - shift, 2))
                   FILTER (WHERE shift IS NOT NULL AND keep AND isfinite(x)), 0.0),
-         shift, _duckdb_ndcg_de4a2e00d9 := true)
+         shift, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3259,7 +3286,7 @@ COMMENT ON MACRO _ndcg_group_moments IS 'duckdb_ndcg: _ndcg_group_moments(x, kee
 -- _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal): how many of the best grades IDCG sums (internal).
 -- k given: k, or least(k, n_ranked) with clamp_k. k NULL: n_ranked, or all (NULL) with full_ideal.
 -- A NULL clamp_k or full_ideal is an error naming it (read as false it would pass for a choice).
-CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ideal_cut(k, n_ranked, clamp_k, full_ideal, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN clamp_k IS NULL THEN error('duckdb_ndcg: clamp_k must be true or false, got NULL')
     WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false, got NULL')
@@ -3281,12 +3308,12 @@ COMMENT ON MACRO _ndcg_ideal_cut IS 'duckdb_ndcg: _ndcg_ideal_cut(k, n_ranked, c
 -- inside a lambda is not folded: it doubled the check's cost); a gain map's gains are compared.
 -- The error branch holds no lambda (one there cost every row). Two sorts: O(n log n).
 -- Example: _ndcg_ideal_error([3, 2, 1], [1], 'linear', 'error') raises.
-CREATE OR REPLACE MACRO _ndcg_ideal_error(rels, ideal, gain, negative, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ideal_error(rels, ideal, gain, negative, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN NOT coalesce(list_bool_and(list_transform(CASE
-             WHEN _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) THEN list_zip(
-                 list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_de4a2e00d9 := true))),
-                 list_reverse_sort(list_transform(ideal, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_de4a2e00d9 := true))))
+             WHEN _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) THEN list_zip(
+                 list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_428ef714e4 := true))),
+                 list_reverse_sort(list_transform(ideal, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_428ef714e4 := true))))
              ELSE list_zip(list_reverse_sort(rels, 'NULLS LAST'), list_reverse_sort(ideal, 'NULLS LAST'))
          END,
          -- past the end of ideal (or at its NULLs) p[2] is NULL: gain 0; at rels' NULLs or past its
@@ -3305,21 +3332,21 @@ COMMENT ON MACRO _ndcg_ideal_error IS 'duckdb_ndcg: _ndcg_ideal_error(rels, idea
 -- rel, returned or not), best first: the depth best, or all when depth is NULL (internal). Grades
 -- are ranked by grade, as linear and exponential gains grow with the grade (and grades <= 0 gain
 -- 0, so only positive grades are read); a gain MAP need not, so its gains are ranked instead.
-CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ideal_gains(rel, depth, gain, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) AND depth IS NULL THEN
-        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero', _duckdb_ndcg_de4a2e00d9 := true))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)))
-    WHEN _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true) THEN
-        max(_ndcg_gain(rel, gain, 'zero', _duckdb_ndcg_de4a2e00d9 := true), _ndcg_top_n(depth, _duckdb_ndcg_de4a2e00d9 := true))
-            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true))
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) AND depth IS NULL THEN
+        list_reverse_sort(list(_ndcg_gain(rel, gain, 'zero', _duckdb_ndcg_428ef714e4 := true))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NULL AND _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)))
+    WHEN _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true) THEN
+        max(_ndcg_gain(rel, gain, 'zero', _duckdb_ndcg_428ef714e4 := true), _ndcg_top_n(depth, _duckdb_ndcg_428ef714e4 := true))
+            FILTER (WHERE rel IS NOT NULL AND depth IS NOT NULL AND _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true))
     WHEN depth IS NULL THEN
         list_transform(list_reverse_sort(list(rel)
-            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true))),
-            lambda r: _ndcg_gain_value(r, gain, _duckdb_ndcg_de4a2e00d9 := true))
-    ELSE list_transform(max(rel, _ndcg_top_n(depth, _duckdb_ndcg_de4a2e00d9 := true))
-             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)),
-             lambda r: _ndcg_gain_value(r, gain, _duckdb_ndcg_de4a2e00d9 := true))
+            FILTER (WHERE rel > 0 AND depth IS NULL AND NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true))),
+            lambda r: _ndcg_gain_value(r, gain, _duckdb_ndcg_428ef714e4 := true))
+    ELSE list_transform(max(rel, _ndcg_top_n(depth, _duckdb_ndcg_428ef714e4 := true))
+             FILTER (WHERE rel > 0 AND depth IS NOT NULL AND NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)),
+             lambda r: _ndcg_gain_value(r, gain, _duckdb_ndcg_428ef714e4 := true))
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3337,13 +3364,13 @@ CREATE OR REPLACE MACRO _ndcg_judged_rows(rankings, events, slice_by := NULL, qu
                                           collapse := NULL, time_col := NULL, unknown := NULL,
                                           value_col := NULL, value_grades := NULL, bucket := NULL,
                                           start := NULL, stop := NULL,
-                                          rankings_time_col := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                          rankings_time_col := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_logged AS (
     -- the (query, item) pairs an event of a graded type names (grade 0 included: an impression):
     -- judged, as for the report's judged_at_k; a shown item without one is unjudged
     SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _lq, COLUMNS(lambda c: c = item_col) AS _li
     FROM query_table(events)
-    WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL
+    WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), _duckdb_ndcg_428ef714e4 := true) IS NOT NULL
 )
 SELECT _key, _j.i AS _i, CASE WHEN _lq IS NOT NULL THEN _j.rel END::DOUBLE AS rel,
        _j.rnk::DOUBLE AS rnk
@@ -3353,8 +3380,8 @@ FROM (
     -- start, then the graded items not shown, rnk NULL)
     SELECT _key, unnest(_judged) AS _j
     FROM _ndcg_report_rows(rankings, events, k := NULL,
-                           slice_by := CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true)
-                                            ELSE list_append(_ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true), 'bucket')
+                           slice_by := CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true)
+                                            ELSE list_append(_ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true), 'bucket')
                                        END,
                            query_col := query_col, item_col := item_col,
                            position_col := position_col, score_col := score_col, ties := ties,
@@ -3363,12 +3390,12 @@ FROM (
                                         ELSE 'linear' END,
                            log_base := 2, empty_ideal := 0.0,
                            duplicates := duplicates, event_col := event_col,
-                           mapping := _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), collapse := collapse,
+                           mapping := _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), collapse := collapse,
                            time_col := time_col, unknown := unknown,
                            metrics := ['ndcg', 'hit_rate'], threshold := 1,
                            max_grade := 'mapping', judged := false, value_col := value_col,
                            value_grades := value_grades, bucket := bucket, start := start,
-                           stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+                           stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ) AS _r
 LEFT JOIN _ndcg_logged ON _lq = _key[query_col] AND _li = _j.i
 -- a judged run holds grades: each measure names its own gains (a check on the rows, not inside
@@ -3386,9 +3413,9 @@ COMMENT ON MACRO TABLE _ndcg_judged_rows IS 'duckdb_ndcg: _ndcg_judged_rows(rank
 -- _ndcg_t_cdf(t, df): P(T <= t) for Student's t with df > 0 degrees of freedom (internal). The
 -- lower tail 0.5 I_x(df/2, 1/2) with x = df / (df + t^2) (_ndcg_betainc), so small tail
 -- probabilities keep their relative precision; the upper side is 1 minus it.
-CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_t_cdf(t, df, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
-    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t), _duckdb_ndcg_de4a2e00d9 := true)],
+    [0.5 * _ndcg_betainc(df / 2.0, 0.5, df / (df + t * t), t * t / (df + t * t), _duckdb_ndcg_428ef714e4 := true)],
     lambda lower: CASE WHEN t > 0 THEN 1.0 - lower ELSE lower END)[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3403,7 +3430,7 @@ COMMENT ON MACRO _ndcg_t_cdf IS 'duckdb_ndcg: _ndcg_t_cdf(t, df): P(T <= t) for 
 -- below 0.1, from the tangent at 0). Each step evaluates the exact CDF
 -- (_ndcg_t_cdf); the result matches scipy.stats.t.ppf to about 1e-12 relative (1e-9 at
 -- df = 1e6, where lgamma limits the CDF itself).
-CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_t_quantile(p, df, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN p = 0.5 THEN 0.0::DOUBLE
     ELSE sign(p - 0.5) * list_transform(
@@ -3427,12 +3454,12 @@ CASE
                  / (384.0 * pow(s.df, 3)) END)::DOUBLE],
                         [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]::DOUBLE[]),
             lambda u, unused: list_transform(
-                [_ndcg_t_cdf(-exp(u), s.df, _duckdb_ndcg_de4a2e00d9 := true)],
+                [_ndcg_t_cdf(-exp(u), s.df, _duckdb_ndcg_428ef714e4 := true)],
                 lambda upper: u + (ln(upper) - ln(s.a)) * upper
                                   / (exp(u) * exp(lgamma((s.df + 1.0) / 2.0) - lgamma(s.df / 2.0)
                                                   - 0.5 * ln(s.df * pi())
                                                   - (s.df + 1.0) / 2.0
-                                                    * _ndcg_log1p(exp(2.0 * u) / s.df, _duckdb_ndcg_de4a2e00d9 := true))))[1])))[1]
+                                                    * _ndcg_log1p(exp(2.0 * u) / s.df, _duckdb_ndcg_428ef714e4 := true))))[1])))[1]
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3442,10 +3469,10 @@ COMMENT ON MACRO _ndcg_t_quantile IS 'duckdb_ndcg: _ndcg_t_quantile(p, df): the 
 -- _ndcg_mean_ci_half(sd, n, conf): the half-width of the conf t-interval of a mean of n values
 -- with sample standard deviation sd: t_{(1 + conf)/2, n - 1} sd / sqrt(n) (internal;
 -- ndcg_summary). NULL when n < 2; 0 when sd = 0.
-CREATE OR REPLACE MACRO _ndcg_mean_ci_half(sd, n, conf, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_mean_ci_half(sd, n, conf, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN n >= 2 THEN
     CASE WHEN sd = 0 THEN 0.0
-         ELSE _ndcg_t_quantile((1.0 + _ndcg_checked_conf(conf, _duckdb_ndcg_de4a2e00d9 := true)) / 2.0, n - 1.0, _duckdb_ndcg_de4a2e00d9 := true) * sd / sqrt(n)
+         ELSE _ndcg_t_quantile((1.0 + _ndcg_checked_conf(conf, _duckdb_ndcg_428ef714e4 := true)) / 2.0, n - 1.0, _duckdb_ndcg_428ef714e4 := true) * sd / sqrt(n)
     END
 END::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -3455,7 +3482,7 @@ COMMENT ON MACRO _ndcg_mean_ci_half IS 'duckdb_ndcg: _ndcg_mean_ci_half(sd, n, c
   {%- set statement -%}{% raw %}
 -- _ndcg_measure_param(ps, name) -> VARCHAR: the text of the last parameter called name in ps, a
 -- list of {k, v, after_at}; NULL when none (internal).
-CREATE OR REPLACE MACRO _ndcg_measure_param(ps, name, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_measure_param(ps, name, _duckdb_ndcg_428ef714e4 := true) AS
 list_filter(ps, lambda x: x.k = name)[-1].v{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3464,7 +3491,7 @@ COMMENT ON MACRO _ndcg_measure_param IS 'duckdb_ndcg: _ndcg_measure_param(ps, na
   {%- set statement -%}{% raw %}
 -- _ndcg_measure_quote(text) -> VARCHAR: text quoted as Python's repr quotes it, for the messages
 -- (internal).
-CREATE OR REPLACE MACRO _ndcg_measure_quote(text, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_measure_quote(text, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN contains(text, '''') AND NOT contains(text, '"') THEN '"' || text || '"'
      ELSE '''' || text || '''' END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -3476,7 +3503,7 @@ COMMENT ON MACRO _ndcg_measure_quote IS 'duckdb_ndcg: _ndcg_measure_quote(text) 
 -- (its text as written; after_at: written after @, a string to ir_measures), NULL when it is good
 -- (internal): cutoff a whole number >= 1, recall a level in [0, 1], rel a whole grade,
 -- judged_only True or False, dcg 'log2' or 'exp-log2', p in (0, 1), beta 1.
-CREATE OR REPLACE MACRO _ndcg_measure_value_error(token, param, v, after_at, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_measure_value_error(token, param, v, after_at, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN CASE param
         WHEN 'cutoff' THEN NOT coalesce(regexp_matches(trim(v), '^[0-9]+$')
                                         AND TRY_CAST(trim(v) AS HUGEINT) >= 1, false)
@@ -3489,7 +3516,7 @@ CASE WHEN CASE param
             AND TRY_CAST(v AS DOUBLE) > 0 AND TRY_CAST(v AS DOUBLE) < 1, false)
         WHEN 'beta' THEN NOT coalesce(TRY_CAST(v AS DOUBLE) = 1 OR v = 'True', false)
      END THEN
-    'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_de4a2e00d9 := true) || ': ' || param || ' must be ' || CASE param
+    'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_428ef714e4 := true) || ': ' || param || ' must be ' || CASE param
         WHEN 'cutoff' THEN 'a whole number >= 1'
         WHEN 'recall' THEN 'a recall level between 0 and 1'
         WHEN 'rel' THEN 'a whole number (the least relevant grade)'
@@ -3497,7 +3524,7 @@ CASE WHEN CASE param
         WHEN 'dcg' THEN '''log2'' or ''exp-log2'''
         WHEN 'p' THEN 'a number between 0 and 1'
         WHEN 'beta' THEN '1 (only beta=1, F1, is computed)'
-    END || ', got ' || CASE WHEN after_at THEN _ndcg_measure_quote(v, _duckdb_ndcg_de4a2e00d9 := true) ELSE v END
+    END || ', got ' || CASE WHEN after_at THEN _ndcg_measure_quote(v, _duckdb_ndcg_428ef714e4 := true) ELSE v END
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3513,32 +3540,32 @@ COMMENT ON MACRO _ndcg_measure_value_error IS 'duckdb_ndcg: _ndcg_measure_value_
 -- options; or the error of a parameter the measure does not take or a bad value. min_grade: ranx
 -- -lN on nDCG; full_ideal: false for ranx's nDCG without @k; rounding: trec_eval 10's IPrec.
 CREATE OR REPLACE MACRO _ndcg_measure_from(token, spec, ps, min_grade, full_ideal, summary,
-                                           rounding, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                           rounding, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN len(list_filter(ps, lambda x: NOT list_contains(spec.params, x.k))) > 0 THEN
-        {error: 'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_de4a2e00d9 := true) || ': ' || spec.name
+        {error: 'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_428ef714e4 := true) || ': ' || spec.name
                 || ' does not take '
                 || list_filter(ps, lambda x: NOT list_contains(spec.params, x.k))[1].k
                 || ' (takes ' || CASE WHEN len(spec.params) = 0 THEN 'no parameters'
                                       ELSE array_to_string(spec.params, ', ') END || ')',
          m: NULL}
-    WHEN len(list_filter(ps, lambda x: _ndcg_measure_value_error(token, x.k, x.v, x.after_at, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL)) > 0 THEN
-        {error: list_filter(list_transform(ps, lambda x: _ndcg_measure_value_error(token, x.k, x.v, x.after_at, _duckdb_ndcg_de4a2e00d9 := true)),
+    WHEN len(list_filter(ps, lambda x: _ndcg_measure_value_error(token, x.k, x.v, x.after_at, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL)) > 0 THEN
+        {error: list_filter(list_transform(ps, lambda x: _ndcg_measure_value_error(token, x.k, x.v, x.after_at, _duckdb_ndcg_428ef714e4 := true)),
                             lambda e: e IS NOT NULL)[1],
          m: NULL}
-    WHEN spec.name = 'RBP' AND _ndcg_measure_param(ps, 'rel', _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
-        {error: 'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_de4a2e00d9 := true) || ': RBP without rel weighs grades, '
+    WHEN spec.name = 'RBP' AND _ndcg_measure_param(ps, 'rel', _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
+        {error: 'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_428ef714e4 := true) || ': RBP without rel weighs grades, '
                 || 'which this engine does not compute; write RBP(rel=1) for binary RBP', m: NULL}
-    WHEN spec.name = 'IPrec' AND _ndcg_measure_param(ps, 'recall', _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
-        {error: 'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_de4a2e00d9 := true)
+    WHEN spec.name = 'IPrec' AND _ndcg_measure_param(ps, 'recall', _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
+        {error: 'measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_428ef714e4 := true)
                 || ': IPrec needs a recall level, as in IPrec@0.5', m: NULL}
     ELSE list_transform([{
-        cutoff: TRY_CAST(trim(_ndcg_measure_param(ps, 'cutoff', _duckdb_ndcg_de4a2e00d9 := true)) AS BIGINT),
-        recall: TRY_CAST(trim(_ndcg_measure_param(ps, 'recall', _duckdb_ndcg_de4a2e00d9 := true)) AS DOUBLE),
-        rel: TRY_CAST(_ndcg_measure_param(ps, 'rel', _duckdb_ndcg_de4a2e00d9 := true) AS BIGINT),
-        judged_only: _ndcg_measure_param(ps, 'judged_only', _duckdb_ndcg_de4a2e00d9 := true) = 'True',
-        exp: replace(_ndcg_measure_param(ps, 'dcg', _duckdb_ndcg_de4a2e00d9 := true), '"', '''') = '''exp-log2''',
-        p: TRY_CAST(_ndcg_measure_param(ps, 'p', _duckdb_ndcg_de4a2e00d9 := true) AS DOUBLE),
+        cutoff: TRY_CAST(trim(_ndcg_measure_param(ps, 'cutoff', _duckdb_ndcg_428ef714e4 := true)) AS BIGINT),
+        recall: TRY_CAST(trim(_ndcg_measure_param(ps, 'recall', _duckdb_ndcg_428ef714e4 := true)) AS DOUBLE),
+        rel: TRY_CAST(_ndcg_measure_param(ps, 'rel', _duckdb_ndcg_428ef714e4 := true) AS BIGINT),
+        judged_only: _ndcg_measure_param(ps, 'judged_only', _duckdb_ndcg_428ef714e4 := true) = 'True',
+        exp: replace(_ndcg_measure_param(ps, 'dcg', _duckdb_ndcg_428ef714e4 := true), '"', '''') = '''exp-log2''',
+        p: TRY_CAST(_ndcg_measure_param(ps, 'p', _duckdb_ndcg_428ef714e4 := true) AS DOUBLE),
         summary: coalesce(summary, spec.summary)}], lambda o: {error: NULL, m: {
         measure: CASE WHEN o.summary = 'gmean' THEN 'GM_' ELSE '' END
             || CASE WHEN rounding = 'trec_eval_10' THEN spec.name || '(rounding=10)'
@@ -3579,7 +3606,7 @@ COMMENT ON MACRO _ndcg_measure_from IS 'duckdb_ndcg: _ndcg_measure_from(token, s
 -- (exp(mean(ln(max(value, 1e-5)))), trec_eval's gm_map and gm_bpref), else the mean, each summed
 -- in query order, as trec_eval sums them. Shared by measures_summary and the event summaries.
 -- Example: SELECT measure, _ndcg_measure_mean(any_value(summary), value, query_id) ... GROUP BY measure
-CREATE OR REPLACE MACRO _ndcg_measure_mean(summary, value, query, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_measure_mean(summary, value, query, _duckdb_ndcg_428ef714e4 := true) AS
 CASE summary
     WHEN 'sum' THEN sum(value)
     WHEN 'gmean' THEN exp(list_sum(list(ln(greatest(value, 1e-5)) ORDER BY query)) / count(*))
@@ -3597,7 +3624,7 @@ COMMENT ON MACRO _ndcg_measure_mean IS 'duckdb_ndcg: _ndcg_measure_mean(summary,
 -- a measure not computed (note); for trec_eval its ir_measures measure (target), what its .list
 -- sets (at_param) and the list without one (cuts); for ranx its measure and fixed dcg. A name
 -- with a note is an error whose message is the note.
-CREATE OR REPLACE MACRO _ndcg_measure_names(_duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_measure_names(_duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT * FROM (VALUES
     ('ir_measures', 'nDCG', NULL, 'ndcg', ['cutoff', 'dcg', 'gains', 'judged_only'], 'cutoff', 'mean', NULL, NULL, NULL, NULL),
     ('ir_measures', 'P', NULL, 'precision_at_k', ['cutoff', 'rel', 'judged_only'], 'cutoff', 'mean', NULL, NULL, NULL, NULL),
@@ -3702,7 +3729,7 @@ COMMENT ON MACRO TABLE _ndcg_measure_names IS 'duckdb_ndcg: _ndcg_measure_names(
 -- where the report scores measure strings (the measures := overload of run_report, ndcg_report,
 -- ndcg_summary and compare_summary), which read each measure's own cutoff, level and gains.
 -- Example: _ndcg_measures_only('nDCG@10', [CASE WHEN k::VARCHAR NOT IN ('10') THEN 'k' END])
-CREATE OR REPLACE MACRO _ndcg_measures_only(measures, unread, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_measures_only(measures, unread, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN len(list_filter(unread, lambda n: n IS NOT NULL)) = 0 THEN measures
     ELSE error('duckdb_ndcg: ' || list_filter(unread, lambda n: n IS NOT NULL)[1]
@@ -3721,14 +3748,14 @@ COMMENT ON MACRO _ndcg_measures_only IS 'duckdb_ndcg: _ndcg_measures_only(measur
 -- DCGs and the list metrics. Each term is item x weight, as in _ndcg_weighted_sum, so a ranking
 -- in ideal order has DCG equal to its ideal DCG to the last bit (NDCG exactly 1).
 -- Example: _ndcg_weighted_list([3.0, 2.0, 0.0], 2, 'log', 2) = 3 / log2(2) + 2 / log2(3)
-CREATE OR REPLACE MACRO _ndcg_weighted_list(items, m, weight, param, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_weighted_list(items, m, weight, param, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     -- never true: _ndcg_discount raises the error for a bad base, folded away for a good one
-    WHEN weight = 'log' AND _ndcg_discount(1, param, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN NULL
+    WHEN weight = 'log' AND _ndcg_discount(1, param, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN NULL
     ELSE coalesce(
         list_aggregate(list_transform(
             list_slice(items, 1, coalesce(m, 9223372036854775807)),
-            lambda x, q: x * _ndcg_weight(q, weight, param, _duckdb_ndcg_de4a2e00d9 := true)), 'fsum'),
+            lambda x, q: x * _ndcg_weight(q, weight, param, _duckdb_ndcg_428ef714e4 := true)), 'fsum'),
         0.0)::DOUBLE
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -3742,19 +3769,19 @@ COMMENT ON MACRO _ndcg_weighted_list IS 'duckdb_ndcg: _ndcg_weighted_list(items,
 -- numbers (_ndcg_type_error) and read as DOUBLE; the parameters are ndcg's, see ndcg.sql.
 CREATE OR REPLACE MACRO _ndcg_ndcg(rel, rnk, k := NULL, gain := NULL, ties := NULL,
                                    tie_key := NULL, log_base := NULL, empty_ideal := NULL,
-                                   clamp_k := NULL, full_ideal := NULL, negative := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                   clamp_k := NULL, full_ideal := NULL, negative := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(
     _ndcg_dcg(rel, rnk, k := k, gain := gain, ties := ties, tie_key := tie_key, weight := 'log',
-              param := log_base, negative := negative, _duckdb_ndcg_de4a2e00d9 := true)
+              param := log_base, negative := negative, _duckdb_ndcg_428ef714e4 := true)
     / nullif(_ndcg_weighted_list(
         -- with averaged ties the ranking holds every non-zero gain (judged rows it did not return
         -- too): their sorted gains are the ideal ranking, with no aggregate of its own
-        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain, _duckdb_ndcg_de4a2e00d9 := true)
+        CASE WHEN ties = 'average' AND NOT _ndcg_is_map(gain, _duckdb_ndcg_428ef714e4 := true)
              THEN list_reverse_sort(list_transform(
-                 _ndcg_valued_rows(_ndcg_gain_value(rel, gain, _duckdb_ndcg_de4a2e00d9 := true), rnk, ties, _duckdb_ndcg_de4a2e00d9 := true), lambda x: x.g))
-             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true), gain, _duckdb_ndcg_de4a2e00d9 := true)
+                 _ndcg_valued_rows(_ndcg_gain_value(rel, gain, _duckdb_ndcg_428ef714e4 := true), rnk, ties, _duckdb_ndcg_428ef714e4 := true), lambda x: x.g))
+             ELSE _ndcg_ideal_gains(rel, _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true), gain, _duckdb_ndcg_428ef714e4 := true)
         END,
-        _ndcg_ideal_cut(_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), count(rnk), clamp_k, full_ideal, _duckdb_ndcg_de4a2e00d9 := true), 'log', log_base, _duckdb_ndcg_de4a2e00d9 := true), 0),
+        _ndcg_ideal_cut(_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), count(rnk), clamp_k, full_ideal, _duckdb_ndcg_428ef714e4 := true), 'log', log_base, _duckdb_ndcg_428ef714e4 := true), 0),
     empty_ideal){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -3768,7 +3795,7 @@ COMMENT ON MACRO _ndcg_ndcg IS 'duckdb_ndcg: _ndcg_ndcg(rel, rnk, k := ..., gain
 -- (3/2)/(x + ...)))), 120 terms from the tail. Both agree with scipy.special.ndtr to about 1e-15
 -- relative, including far tails (the lower tail is computed directly, never as 1 - upper).
 -- list_reduce start values lead the lists (DuckDB 1.4/1.5 mix rows up with a third argument).
-CREATE OR REPLACE MACRO _ndcg_norm_cdf(z, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_norm_cdf(z, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [abs(z) / sqrt(2.0)::DOUBLE],
     lambda x: CASE WHEN z < 0 THEN 0.5 ELSE -0.5 END
@@ -3789,9 +3816,9 @@ COMMENT ON MACRO _ndcg_norm_cdf IS 'duckdb_ndcg: _ndcg_norm_cdf(z): the standard
 -- _ndcg_number(x, what): x as a DOUBLE when its type is a number, else an error naming `what` and
 -- the type (internal): a per-row check, for scalar helpers (_ndcg_relevant). The type test folds
 -- to a constant, so a numeric column costs one cast.
-CREATE OR REPLACE MACRO _ndcg_number(x, what, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_number(x, what, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_is_number_type(typeof(x), _duckdb_ndcg_de4a2e00d9 := true) THEN TRY_CAST(x AS DOUBLE)
+    WHEN _ndcg_is_number_type(typeof(x), _duckdb_ndcg_428ef714e4 := true) THEN TRY_CAST(x AS DOUBLE)
     ELSE error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(x)
                || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
 END{% endraw %}{%- endset -%}
@@ -3802,7 +3829,7 @@ COMMENT ON MACRO _ndcg_number IS 'duckdb_ndcg: _ndcg_number(x, what): x as a DOU
   {%- set statement -%}{% raw %}
 -- _ndcg_p_error(p): NULL when p, rbp's persistence, is a number between 0 and 1 (exclusive), else
 -- an error naming p (internal): NULL, NaN, 0, 1, text that is not a number. A constant p folds.
-CREATE OR REPLACE MACRO _ndcg_p_error(p, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_p_error(p, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN coalesce(NOT (TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1), true) THEN
         error('duckdb_ndcg: p must be a number between 0 and 1 (exclusive), got '
@@ -3833,7 +3860,7 @@ COMMENT ON MACRO _ndcg_p_error IS 'duckdb_ndcg: _ndcg_p_error(p): NULL when p, r
 -- that is not a column are errors.
 -- Example: SELECT * FROM p_adjust('results', method := 'bh', by := ['k']);
 CREATE OR REPLACE MACRO p_adjust(tbl, p_col := 'p_value', method := 'holm', by := []::VARCHAR[],
-                                 alpha := 0.05, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                 alpha := 0.05, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_keyed AS (
     SELECT struct_pack(*COLUMNS(lambda c: c NOT IN ('p_adjusted', 'reject') OR c = p_col)) AS _row,
            to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = p_col))) AS _fam_cols,
@@ -3903,9 +3930,9 @@ COMMENT ON MACRO TABLE p_adjust IS 'duckdb_ndcg: p_adjust(tbl, p_col := ''p_valu
 -- (_ndcg_t_quantile). Degenerate input, never NaN or infinity: se or df NULL (too few values)
 -- gives all NULL; se = 0 (constant differences) gives t NULL, p_value 1 when estimate = 0 else 0,
 -- and the interval [estimate, estimate].
-CREATE OR REPLACE MACRO _ndcg_t_test(estimate, se, df, conf, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_t_test(estimate, se, df, conf, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
-    [{e: estimate::DOUBLE, se: se::DOUBLE, df: df::DOUBLE, conf: _ndcg_checked_conf(conf, _duckdb_ndcg_de4a2e00d9 := true)}],
+    [{e: estimate::DOUBLE, se: se::DOUBLE, df: df::DOUBLE, conf: _ndcg_checked_conf(conf, _duckdb_ndcg_428ef714e4 := true)}],
     lambda s: CASE
         WHEN s.se IS NULL OR s.e IS NULL THEN
             {t: NULL::DOUBLE, p_value: NULL::DOUBLE, ci_low: NULL::DOUBLE, ci_high: NULL::DOUBLE}
@@ -3915,8 +3942,8 @@ list_transform(
         WHEN s.df IS NULL OR NOT s.df > 0 THEN
             {t: NULL::DOUBLE, p_value: NULL::DOUBLE, ci_low: NULL::DOUBLE, ci_high: NULL::DOUBLE}
         ELSE list_transform(
-            [_ndcg_t_quantile((1.0 + s.conf) / 2.0, s.df, _duckdb_ndcg_de4a2e00d9 := true) * s.se],
-            lambda half: {t: s.e / s.se, p_value: 2.0 * _ndcg_t_cdf(-abs(s.e / s.se), s.df, _duckdb_ndcg_de4a2e00d9 := true),
+            [_ndcg_t_quantile((1.0 + s.conf) / 2.0, s.df, _duckdb_ndcg_428ef714e4 := true) * s.se],
+            lambda half: {t: s.e / s.se, p_value: 2.0 * _ndcg_t_cdf(-abs(s.e / s.se), s.df, _duckdb_ndcg_428ef714e4 := true),
                           ci_low: s.e - half, ci_high: s.e + half})[1]
     END)[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -3945,19 +3972,19 @@ COMMENT ON MACRO _ndcg_t_test IS 'duckdb_ndcg: _ndcg_t_test(estimate, se, df, co
 -- evaluated in SQL (_ndcg_betainc, sql/stats/distributions.sql), no normal approximation.
 -- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(paired_ttest(ndcg_b, ndcg_a)) FROM per_query;
-CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95, shift := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO paired_ttest(b, a, conf := 0.95, shift := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     -- shift NULL: the differences as a list, centred before summing (_ndcg_moments); a shift:
     -- streamed sums of the differences from it (the list then filters every row out). Finite
     -- differences only: a NaN is an error (dropped's check)
-    [{m: _ndcg_group_moments(b - a, true, shift, _duckdb_ndcg_de4a2e00d9 := true),
+    [{m: _ndcg_group_moments(b - a, true, shift, _duckdb_ndcg_428ef714e4 := true),
       mean_a: favg(CASE WHEN b IS NOT NULL THEN a END)::DOUBLE,
       mean_b: favg(CASE WHEN a IS NOT NULL THEN b END)::DOUBLE,
       dropped: count(*) - count(b - a)
                + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
-                                      'paired_ttest', 'b and a', _duckdb_ndcg_de4a2e00d9 := true)}],
+                                      'paired_ttest', 'b and a', _duckdb_ndcg_428ef714e4 := true)}],
     lambda s: list_transform(
-        [_ndcg_t_test(s.m.shift + s.m.rest, sqrt(s.m.var / s.m.n), s.m.n - 1, conf, _duckdb_ndcg_de4a2e00d9 := true)],
+        [_ndcg_t_test(s.m.shift + s.m.rest, sqrt(s.m.var / s.m.n), s.m.n - 1, conf, _duckdb_ndcg_428ef714e4 := true)],
         lambda r: {n: s.m.n, mean_a: s.mean_a, mean_b: s.mean_b,
                    mean_diff: (s.m.shift + s.m.rest)::DOUBLE, sd_diff: sqrt(s.m.var)::DOUBLE,
                    t: r.t, df: CASE WHEN s.m.n >= 2 THEN s.m.n - 1.0 END::DOUBLE,
@@ -3987,13 +4014,13 @@ COMMENT ON MACRO paired_ttest IS 'duckdb_ndcg: paired_ttest(b, a, conf := 0.95, 
 -- p_value; all differences 0 gives p_value 1.
 -- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(randomization_test(ndcg_b, ndcg_a, resamples := 100000)) FROM per_query;
-CREATE OR REPLACE MACRO randomization_test(b, a, resamples := 10000, seed := 42, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO randomization_test(b, a, resamples := 10000, seed := 42, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
-      r: _ndcg_checked_resamples(resamples, _duckdb_ndcg_de4a2e00d9 := true), seed: _ndcg_checked_seed(seed, _duckdb_ndcg_de4a2e00d9 := true),
+      r: _ndcg_checked_resamples(resamples, _duckdb_ndcg_428ef714e4 := true), seed: _ndcg_checked_seed(seed, _duckdb_ndcg_428ef714e4 := true),
       dropped: count(*) - count(b - a)
                + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
-                                      'randomization_test', 'b and a', _duckdb_ndcg_de4a2e00d9 := true)}],
+                                      'randomization_test', 'b and a', _duckdb_ndcg_428ef714e4 := true)}],
     lambda s: {n: len(s.d)::BIGINT,
                mean_diff: list_avg(s.d)::DOUBLE,
                -- the resamples in chunks of about 65,536 draws (c resamples of n), counted one
@@ -4010,7 +4037,7 @@ list_transform(
                            range(first, least(first + c, s.r + 1)),
                            lambda r: abs(list_sum(list_transform(
                                          s.d,
-                                         lambda x, i: CASE WHEN _ndcg_draw(s.seed, r, i, _duckdb_ndcg_de4a2e00d9 := true) >> 63 = 1
+                                         lambda x, i: CASE WHEN _ndcg_draw(s.seed, r, i, _duckdb_ndcg_428ef714e4 := true) >> 63 = 1
                                                            THEN -x ELSE x END)))
                                      >= abs(list_sum(s.d)) * (1.0 - 1e-12)))))
                        / (1.0 + s.r))[1] END::DOUBLE,
@@ -4029,17 +4056,17 @@ COMMENT ON MACRO randomization_test IS 'duckdb_ndcg: randomization_test(b, a, re
 -- Rows where a or b is NULL are dropped (`dropped` counts them); n = 0 gives p_value 1.
 -- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(sign_test(ndcg_b, ndcg_a)) FROM per_query;
-CREATE OR REPLACE MACRO sign_test(b, a, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO sign_test(b, a, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [{wins: count(CASE WHEN b > a THEN 1 END), losses: count(CASE WHEN b < a THEN 1 END),
       dropped: count(*) - count(b - a)
                + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
-                                      'sign_test', 'b and a', _duckdb_ndcg_de4a2e00d9 := true)}],
+                                      'sign_test', 'b and a', _duckdb_ndcg_428ef714e4 := true)}],
     lambda s: {n: s.wins + s.losses, wins: s.wins, losses: s.losses,
                p_value: CASE WHEN s.wins = s.losses THEN 1.0
                              ELSE least(1.0, 2.0 * _ndcg_betainc(
                                  greatest(s.wins, s.losses)::DOUBLE,
-                                 least(s.wins, s.losses) + 1.0, 0.5, 0.5, _duckdb_ndcg_de4a2e00d9 := true))
+                                 least(s.wins, s.losses) + 1.0, 0.5, 0.5, _duckdb_ndcg_428ef714e4 := true))
                         END::DOUBLE,
                dropped: s.dropped})[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -4052,7 +4079,7 @@ COMMENT ON MACRO sign_test IS 'duckdb_ndcg: sign_test(b, a) -> STRUCT(n, wins, l
 -- distribution of Wilcoxon's signed-rank statistic, sign flips of the ranks). Dynamic
 -- programming over the weights, exact in DOUBLE up to 2^53 subsets. The list elements are
 -- DOUBLE[] like the accumulator (DuckDB 1.5 requires it).
-CREATE OR REPLACE MACRO _ndcg_subset_sums(weights, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_subset_sums(weights, _duckdb_ndcg_428ef714e4 := true) AS
 list_reduce(
     -- the start value [1.0] leads the list, not a third argument: DuckDB 1.4/1.5's list_reduce
     -- with a start value mixes rows up when the lists' lengths differ
@@ -4084,14 +4111,14 @@ COMMENT ON MACRO _ndcg_subset_sums IS 'duckdb_ndcg: _ndcg_subset_sums(weights): 
 -- differences 0 (or n = 0) gives statistic 0 and p_value 1.
 -- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(wilcoxon_test(ndcg_b, ndcg_a)) FROM per_query;
-CREATE OR REPLACE MACRO wilcoxon_test(b, a, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO wilcoxon_test(b, a, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [{n: count(b - a), zeros: count(CASE WHEN b - a = 0 THEN 1 END),
       sorted: list_sort(coalesce(list(abs(b - a)) FILTER (WHERE b - a <> 0), []::DOUBLE[])),
       d: coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a <> 0), []::DOUBLE[]),
       dropped: count(*) - count(b - a)
                + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
-                                      'wilcoxon_test', 'b and a', _duckdb_ndcg_de4a2e00d9 := true)}],
+                                      'wilcoxon_test', 'b and a', _duckdb_ndcg_428ef714e4 := true)}],
     lambda s: list_transform(
         [{m: len(s.d)::DOUBLE,
           -- R+ with tied ranks averaged: positives placed first within each tie group, then
@@ -4113,7 +4140,7 @@ list_transform(
                                [_ndcg_subset_sums(list_transform(
                                    s.sorted,
                                    lambda x: list_position(s.sorted, x)
-                                             + r.m + 1 - list_position(list_reverse(s.sorted), x)), _duckdb_ndcg_de4a2e00d9 := true)],
+                                             + r.m + 1 - list_position(list_reverse(s.sorted), x)), _duckdb_ndcg_428ef714e4 := true)],
                                lambda c: least(1.0, 2.0 * least(
                                    list_sum(c[1:(2.0 * r.r_plus)::BIGINT + 1]),
                                    list_sum(c[(2.0 * r.r_plus)::BIGINT + 1:]))
@@ -4124,7 +4151,7 @@ list_transform(
                                   r.starts,
                                   lambda st, g: pow(coalesce(r.starts[g + 1], len(s.sorted) + 1) - st, 3)
                                                 - (coalesce(r.starts[g + 1], len(s.sorted) + 1) - st)))
-                              / 2.0) / 24.0), _duckdb_ndcg_de4a2e00d9 := true)
+                              / 2.0) / 24.0), _duckdb_ndcg_428ef714e4 := true)
                    END::DOUBLE,
                    method: CASE WHEN s.n <= 13 OR (s.n <= 50 AND s.zeros = 0 AND len(r.starts) = r.m)
                                 THEN 'exact' ELSE 'normal' END,
@@ -4140,13 +4167,13 @@ COMMENT ON MACRO wilcoxon_test IS 'duckdb_ndcg: wilcoxon_test(b, a)'{% endraw %}
 -- Rows where a or b is NULL are dropped (`dropped` counts them).
 -- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(win_tie_loss(ndcg_b, ndcg_a, eps := 1e-9)) FROM per_query;
-CREATE OR REPLACE MACRO win_tie_loss(b, a, eps := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
-{wins: count(CASE WHEN b - a > _ndcg_checked_eps(eps, _duckdb_ndcg_de4a2e00d9 := true) THEN 1 END),
- ties: count(CASE WHEN abs(b - a) <= _ndcg_checked_eps(eps, _duckdb_ndcg_de4a2e00d9 := true) THEN 1 END),
- losses: count(CASE WHEN a - b > _ndcg_checked_eps(eps, _duckdb_ndcg_de4a2e00d9 := true) THEN 1 END),
+CREATE OR REPLACE MACRO win_tie_loss(b, a, eps := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
+{wins: count(CASE WHEN b - a > _ndcg_checked_eps(eps, _duckdb_ndcg_428ef714e4 := true) THEN 1 END),
+ ties: count(CASE WHEN abs(b - a) <= _ndcg_checked_eps(eps, _duckdb_ndcg_428ef714e4 := true) THEN 1 END),
+ losses: count(CASE WHEN a - b > _ndcg_checked_eps(eps, _duckdb_ndcg_428ef714e4 := true) THEN 1 END),
  dropped: count(*) - count(b - a)
           + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)), 'win_tie_loss',
-                                 'b and a', _duckdb_ndcg_de4a2e00d9 := true)}{% endraw %}{%- endset -%}
+                                 'b and a', _duckdb_ndcg_428ef714e4 := true)}{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO win_tie_loss IS 'duckdb_ndcg: win_tie_loss(b, a, eps := 0.0) -> STRUCT(wins, ties, losses, dropped BIGINT)  [aggregate]'{% endraw %}{%- endset -%}
@@ -4165,27 +4192,27 @@ COMMENT ON MACRO win_tie_loss IS 'duckdb_ndcg: win_tie_loss(b, a, eps := 0.0) ->
 -- and _judged_b; each group aggregated directly, without windows. See compare_summary.
 CREATE OR REPLACE MACRO _ndcg_paired_summary(pairs, query_col := NULL, test := NULL,
                                              conf := NULL, correction := NULL, alpha := NULL,
-                                             eps := NULL, resamples := NULL, seed := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                             eps := NULL, resamples := NULL, seed := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_compare_rows AS (
     -- aggregates over the per-query pairs (no windows); a pair the query set leaves out is seen
     -- as NULL by the tests (dropped) and counted in queries_dropped
     SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg_a', '_ndcg_b', '_filled', '_in',
                                        '_qkey', '_what', '_judged_a', '_judged_b']),
            -- shift 0: streamed sums, no list per group (NDCG differences lie in [-1, 1])
-           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf, shift := 0.0, _duckdb_ndcg_de4a2e00d9 := true)
+           paired_ttest(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, conf := conf, shift := 0.0, _duckdb_ndcg_428ef714e4 := true)
                AS _t,
            -- the other tests see NULL pairs (nothing to do) unless chosen
-           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a, _duckdb_ndcg_de4a2e00d9 := true).p_value
+           wilcoxon_test(CASE WHEN _in AND test = 'wilcoxon' THEN _ndcg_b END, _ndcg_a, _duckdb_ndcg_428ef714e4 := true).p_value
                AS _wilcoxon,
-           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a, _duckdb_ndcg_de4a2e00d9 := true).p_value AS _sign,
+           sign_test(CASE WHEN _in AND test = 'sign' THEN _ndcg_b END, _ndcg_a, _duckdb_ndcg_428ef714e4 := true).p_value AS _sign,
            randomization_test(CASE WHEN _in AND test = 'randomization' THEN _ndcg_b END, _ndcg_a,
-                              resamples := resamples, seed := seed, _duckdb_ndcg_de4a2e00d9 := true).p_value AS _randomization,
-           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps, _duckdb_ndcg_de4a2e00d9 := true) AS _wtl,
+                              resamples := resamples, seed := seed, _duckdb_ndcg_428ef714e4 := true).p_value AS _randomization,
+           win_tie_loss(CASE WHEN _in THEN _ndcg_b END, _ndcg_a, eps := eps, _duckdb_ndcg_428ef714e4 := true) AS _wtl,
            count(_filled) FILTER (WHERE _in) AS queries_filled,
            count(*) FILTER (WHERE NOT _in)
                -- fewer than half of the queries shown by both: an error naming the A/B path
                + _ndcg_checked_overlap(count(*) FILTER (WHERE _filled IS NULL), count(*),
-                                       any_value(_qkey), query_col, any_value(_what), _duckdb_ndcg_de4a2e00d9 := true)
+                                       any_value(_qkey), query_col, any_value(_what), _duckdb_ndcg_428ef714e4 := true)
                AS queries_dropped,
            avg(_judged_a) FILTER (WHERE _in) AS judged_a,
            avg(_judged_b) FILTER (WHERE _in) AS judged_b
@@ -4218,8 +4245,8 @@ SELECT COLUMNS(lambda c: c NOT IN ['queries', 'mean_a', 'mean_b', 'mean_diff', '
        test::VARCHAR AS test, correction::VARCHAR AS correction,
        wins, _ties AS ties, losses, queries_filled, queries_dropped, judged_a, judged_b
 FROM p_adjust('_ndcg_compare_tests', p_col := 'p_value',
-              method := _ndcg_correction_method(correction, _duckdb_ndcg_de4a2e00d9 := true),
-              alpha := alpha, _duckdb_ndcg_de4a2e00d9 := true)
+              method := _ndcg_correction_method(correction, _duckdb_ndcg_428ef714e4 := true),
+              alpha := alpha, _duckdb_ndcg_428ef714e4 := true)
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -4241,7 +4268,7 @@ CREATE OR REPLACE MACRO _ndcg_pbm(events_tbl, query_col := NULL, item_col := NUL
                                   position_col := NULL, session_col := NULL, click_col := NULL,
                                   action_col := NULL, time_col := NULL, start_date := NULL,
                                   end_date := NULL, max_rank := NULL,
-                                  needed_by := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                  needed_by := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH RECURSIVE _ndcg_groups AS (
     SELECT _q, _d, _p, count(*) AS _n, count(*) FILTER (WHERE _c) AS _clicks
     FROM _ndcg_click_pages(events_tbl, query_col := query_col, item_col := item_col,
@@ -4249,7 +4276,7 @@ WITH RECURSIVE _ndcg_groups AS (
                            click_col := click_col, action_col := action_col,
                            time_col := time_col, start_date := start_date,
                            end_date := end_date, max_rank := max_rank,
-                           needed_by := needed_by, _duckdb_ndcg_de4a2e00d9 := true)
+                           needed_by := needed_by, _duckdb_ndcg_428ef714e4 := true)
     GROUP BY _q, _d, _p
 ),
 _ndcg_em AS (
@@ -4294,7 +4321,7 @@ COMMENT ON MACRO TABLE _ndcg_pbm IS 'duckdb_ndcg: _ndcg_pbm(events_tbl, <the col
 -- and ties average over equal positions only; rounding, the decimals of ndcg and dcg (NULL:
 -- none). No lambda: its fields are options the report engine reads inside COLUMNS lambdas.
 -- Example: _ndcg_preset_row('lightgbm').gain is 'exponential'
-CREATE OR REPLACE MACRO _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true) AS
 CASE preset
     WHEN 'sklearn' THEN {ties: 'average', gain: 'linear', empty_ideal: 0.0::DOUBLE,
                          ranked_ideal: true, own_order: false, rounding: NULL::INTEGER}
@@ -4317,9 +4344,9 @@ COMMENT ON MACRO _ndcg_preset_row IS 'duckdb_ndcg: _ndcg_preset_row(preset) -> S
 -- typeof(any_value(x)) folds to a constant at bind time, so the check costs nothing per row; the
 -- aggregates then read TRY_CAST(x AS DOUBLE), which, unlike an expression holding error(),
 -- DuckDB shares between identical aggregates.
-CREATE OR REPLACE MACRO _ndcg_type_error(x, what, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_type_error(x, what, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN NOT _ndcg_is_number_type(typeof(any_value(x)), _duckdb_ndcg_de4a2e00d9 := true) THEN
+    WHEN NOT _ndcg_is_number_type(typeof(any_value(x)), _duckdb_ndcg_428ef714e4 := true) THEN
         error('duckdb_ndcg: ' || what || ' must be a number, got ' || typeof(any_value(x))
               || ' (cast the column, e.g. col::DOUBLE, or rank by position or -score)')
     -- the metrics compare rank keys as DOUBLE: BIGINT, UBIGINT, HUGEINT keys beyond 2^53 could
@@ -4372,11 +4399,11 @@ COMMENT ON MACRO _ndcg_type_error IS 'duckdb_ndcg: _ndcg_type_error(x, what): ag
 -- Example: SELECT query_id, ndcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO ndcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
                              log_base := 2, empty_ideal := 0.0, clamp_k := false, full_ideal := false,
-                             negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_de4a2e00d9 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+                             negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_428ef714e4 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
     _ndcg_ndcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k := k, gain := gain,
                ties := ties, tie_key := tie_key, log_base := log_base, empty_ideal := empty_ideal,
-               clamp_k := clamp_k, full_ideal := full_ideal, negative := negative, _duckdb_ndcg_de4a2e00d9 := true)
+               clamp_k := clamp_k, full_ideal := full_ideal, negative := negative, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -4391,9 +4418,9 @@ COMMENT ON MACRO ndcg IS 'duckdb_ndcg: ndcg(rel, rnk, k := NULL, gain := ''linea
 -- No lambda, as _ndcg_preset_row.
 -- Example: _ndcg_preset('sklearn', 'average', 'linear', 0.0, NULL, ['ndcg'], false).gain
 CREATE OR REPLACE MACRO _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics,
-                                     summary, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                     summary, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+    WHEN _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
         error('duckdb_ndcg: ' || CASE
             WHEN preset::VARCHAR IN ('trec_eval', 'trec_eval_c', 'ir_measures', 'ranx',
                                      'elasticsearch')
@@ -4404,35 +4431,35 @@ CASE
                                                             'NULL')
             END)
     WHEN ties::VARCHAR IS DISTINCT FROM 'average'
-         AND ties::VARCHAR IS DISTINCT FROM _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).ties THEN
+         AND ties::VARCHAR IS DISTINCT FROM _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).ties THEN
         error('duckdb_ndcg: preset ''' || preset || ''' sets ties := '''
-              || _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).ties || '''; drop ties := '
+              || _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).ties || '''; drop ties := '
               || coalesce('''' || ties::VARCHAR || '''', 'NULL'))
     WHEN gain::VARCHAR IS DISTINCT FROM 'linear'
-         AND gain::VARCHAR IS DISTINCT FROM _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).gain THEN
+         AND gain::VARCHAR IS DISTINCT FROM _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).gain THEN
         error('duckdb_ndcg: preset ''' || preset || ''' sets gain := '''
-              || _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).gain || '''; drop gain := '
+              || _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).gain || '''; drop gain := '
               || coalesce('''' || gain::VARCHAR || '''', 'NULL'))
     WHEN TRY_CAST(empty_ideal AS DOUBLE) IS DISTINCT FROM 0.0
          AND TRY_CAST(empty_ideal AS DOUBLE)
-             IS DISTINCT FROM _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).empty_ideal THEN
+             IS DISTINCT FROM _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).empty_ideal THEN
         error('duckdb_ndcg: preset ''' || preset || ''' sets empty_ideal := '
-              || _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).empty_ideal::VARCHAR || '; drop empty_ideal := '
+              || _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).empty_ideal::VARCHAR || '; drop empty_ideal := '
               || coalesce(empty_ideal::VARCHAR, 'NULL'))
-    WHEN _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).own_order AND score_col IS NOT NULL THEN
+    WHEN _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).own_order AND score_col IS NOT NULL THEN
         error('duckdb_ndcg: preset ''' || preset || ''' orders equal scores as ' || preset
               || ' does (input order), which a score column cannot tell: give the rank '
               || '(position_col)')
-    WHEN NOT coalesce(list_has_all(['ndcg', 'judged_at_k'], _ndcg_slice_list(metrics, _duckdb_ndcg_de4a2e00d9 := true)), false)
+    WHEN NOT coalesce(list_has_all(['ndcg', 'judged_at_k'], _ndcg_slice_list(metrics, _duckdb_ndcg_428ef714e4 := true)), false)
         THEN
         error('duckdb_ndcg: preset ''' || preset || ''' fixes NDCG''s conventions only: '
               || 'metrics must be ndcg (or judged_at_k), got '
               || coalesce(metrics::VARCHAR, 'NULL'))
-    WHEN summary AND _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding IS NOT NULL THEN
+    WHEN summary AND _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding IS NOT NULL THEN
         error('duckdb_ndcg: preset ''' || preset || ''' scores each query, rounded to '
-              || _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding || ' decimals, and has no mean over '
+              || _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding || ' decimals, and has no mean over '
               || 'queries: use ndcg_report')
-    ELSE _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true)
+    ELSE _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -4450,7 +4477,7 @@ COMMENT ON MACRO _ndcg_preset IS 'duckdb_ndcg: _ndcg_preset(preset, ties, gain, 
 -- Example: WITH e AS (SELECT * FROM _ndcg_preset_events('shown', 'events', checked,
 --                                                        query_col := 'query_id'))
 CREATE OR REPLACE MACRO _ndcg_preset_events(rankings, events, checked, query_col := NULL,
-                                            item_col := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                            item_col := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_preset_checked AS MATERIALIZED (
     SELECT checked AS _ndcg_p
 )
@@ -4473,7 +4500,7 @@ COMMENT ON MACRO TABLE _ndcg_preset_events IS 'duckdb_ndcg: _ndcg_preset_events(
 -- _ndcg_query_key(query_id): query_id itself, or an error when it is NULL (internal). The mean_*
 -- measures score each query_id's rows as one ranking: NULL would silently pool every row that
 -- lacks a query into one ranking, as ndcg_report refuses NULL keys.
-CREATE OR REPLACE MACRO _ndcg_query_key(query_id, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_query_key(query_id, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN query_id IS NULL THEN
         error('duckdb_ndcg: query_id is NULL in a row of a mean_* measure (each query_id''s rows '
@@ -4492,11 +4519,11 @@ COMMENT ON MACRO _ndcg_query_key IS 'duckdb_ndcg: _ndcg_query_key(query_id): que
 -- expectation over the orders of its rows), as for CG; k NULL reads the whole ranking. It is the
 -- weighted sum of the flags with weight 'none', the rank keys checked to be numbers first.
 -- Example: SELECT _ndcg_ranked_count(_ndcg_relevant(rel, 1), rnk, 5, 'average', NULL) / 5.0 ...
-CREATE OR REPLACE MACRO _ndcg_ranked_count(flag, rnk, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_de4a2e00d9 := true) IS NULL
-          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+CREATE OR REPLACE MACRO _ndcg_ranked_count(flag, rnk, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_428ef714e4 := true) IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
     _ndcg_weighted_sum(_ndcg_ranking(TRY_CAST(flag AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k, ties,
-                                     tie_key, _duckdb_ndcg_de4a2e00d9 := true), k, ties, 'none', NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                     tie_key, _duckdb_ndcg_428ef714e4 := true), k, ties, 'none', NULL, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -4509,12 +4536,12 @@ COMMENT ON MACRO _ndcg_ranked_count IS 'duckdb_ndcg: _ndcg_ranked_count(flag, rn
 -- 'average' a tie group (n rows, c marked) adds c / n of the weight of its positions up to the
 -- cut m: the exact expectation over tied orders (_ndcg_weighted_sum with weight 'geometric').
 -- p must be in (0, 1) (_ndcg_p_error).
-CREATE OR REPLACE MACRO _ndcg_rbp(marked, rnk, p, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_rbp(marked, rnk, p, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_p_error(p, _duckdb_ndcg_de4a2e00d9 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_de4a2e00d9 := true) IS NULL
-         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
-        _ndcg_weighted_sum(_ndcg_ranking(marked::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true),
-                           k, ties, 'geometric', p, _duckdb_ndcg_de4a2e00d9 := true)
+    WHEN _ndcg_p_error(p, _duckdb_ndcg_428ef714e4 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_428ef714e4 := true) IS NULL
+         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
+        _ndcg_weighted_sum(_ndcg_ranking(marked::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true),
+                           k, ties, 'geometric', p, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -4524,7 +4551,7 @@ COMMENT ON MACRO _ndcg_rbp IS 'duckdb_ndcg: _ndcg_rbp(marked, rnk, p, k, ties, t
 -- _ndcg_read_fields(path): the whitespace-separated fields of each non-blank line of a text file,
 -- with its line number (internal; the reader behind read_qrels and read_trec_run). Lines may end
 -- in \n or \r\n, even mixed in one file (strict_mode = false).
-CREATE OR REPLACE MACRO _ndcg_read_fields(path, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_read_fields(path, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT line_no, regexp_split_to_array(_text, '\s+') AS fields
 FROM (
     -- each line without the whitespace around it (what \s matches: space, \t, \n, \f, \r), so
@@ -4542,13 +4569,13 @@ COMMENT ON MACRO TABLE _ndcg_read_fields IS 'duckdb_ndcg: _ndcg_read_fields(path
   {%- set statement -%}{% raw %}
 -- _ndcg_relevant(rel, threshold): 1 when grade rel >= threshold, else 0; NULL (unjudged) is 0;
 -- a NaN or infinite grade is an error (internal). Binary relevance of the family metrics.
-CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_threshold_error(threshold, false, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL THEN NULL
+    WHEN _ndcg_threshold_error(threshold, false, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL THEN NULL
     WHEN rel IS NULL THEN 0
-    WHEN NOT isfinite(_ndcg_number(rel, 'rel', _duckdb_ndcg_de4a2e00d9 := true)) THEN
+    WHEN NOT isfinite(_ndcg_number(rel, 'rel', _duckdb_ndcg_428ef714e4 := true)) THEN
         error('duckdb_ndcg: grade must be a finite number, got ' || rel::VARCHAR)
-    WHEN _ndcg_number(rel, 'rel', _duckdb_ndcg_de4a2e00d9 := true) >= threshold THEN 1
+    WHEN _ndcg_number(rel, 'rel', _duckdb_ndcg_428ef714e4 := true) >= threshold THEN 1
     ELSE 0
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -4563,14 +4590,14 @@ COMMENT ON MACRO _ndcg_relevant IS 'duckdb_ndcg: _ndcg_relevant(rel, threshold):
 -- relevant rows before them (ties 'average', _ndcg_tie_groups). The ranking of hit rate,
 -- reciprocal rank, average precision, R-precision and bpref; rnk is checked to be a number first.
 -- Example: SELECT _ndcg_relevant_ranking(rel, rnk, 10, 1, 'average', NULL).groups FROM run;
-CREATE OR REPLACE MACRO _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_de4a2e00d9 := true) IS NULL
-          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+CREATE OR REPLACE MACRO _ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_428ef714e4 := true) IS NULL
+          AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
     list_transform(
-        [_ndcg_ranking(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties,
-                       tie_key, _duckdb_ndcg_de4a2e00d9 := true)],
+        [_ndcg_ranking(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)::DOUBLE, TRY_CAST(rnk AS DOUBLE), k, ties,
+                       tie_key, _duckdb_ndcg_428ef714e4 := true)],
         lambda r: {m: r.m, in_order: list_slice(r.in_order, 1, r.m),
-                   groups: CASE WHEN ties = 'average' THEN _ndcg_tie_groups(r, _duckdb_ndcg_de4a2e00d9 := true) END})[1]
+                   groups: CASE WHEN ties = 'average' THEN _ndcg_tie_groups(r, _duckdb_ndcg_428ef714e4 := true) END})[1]
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -4601,12 +4628,12 @@ COMMENT ON MACRO _ndcg_relevant_ranking IS 'duckdb_ndcg: _ndcg_relevant_ranking(
 -- Example: SELECT avg(ap) AS map FROM (SELECT average_precision(rel, rnk) AS ap FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO average_precision(rel, rnk, k := NULL, threshold := 1, ties := 'average',
                                           tie_key := NULL, denominator := 'relevant',
-                                          empty_ideal := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                          empty_ideal := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [CASE
         WHEN ties = 'key' THEN
             list_transform(
-                [(_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)).in_order],
+                [(_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)).in_order],
                 lambda h: {sum: list_sum(list_transform(
                                list_filter(list_transform(h, lambda hit, p: CASE WHEN hit = 1 THEN p END),
                                            lambda p: p IS NOT NULL),
@@ -4614,23 +4641,23 @@ list_transform(
                            hits: list_count(list_filter(h, lambda hit: hit = 1))::DOUBLE,
                            retrieved: NULL::DOUBLE})[1]
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)],
-                lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m, _duckdb_ndcg_de4a2e00d9 := true),
-                           hits: _ndcg_expected_hits(r.groups, r.m, _duckdb_ndcg_de4a2e00d9 := true),
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)],
+                lambda r: {sum: _ndcg_expected_ap_sum(r.groups, r.m, _duckdb_ndcg_428ef714e4 := true),
+                           hits: _ndcg_expected_hits(r.groups, r.m, _duckdb_ndcg_428ef714e4 := true),
                            -- the count divided by is random when the group straddling the cut
                            -- holds relevant and other rows
                            retrieved: CASE WHEN denominator = 'retrieved'
                                             AND coalesce(list_bool_or(list_transform(r.groups,
                                                 lambda g: g.marked > 0 AND g.marked < g.size
                                                           AND g.start + g.size - 1 > r.m)), false)
-                                      THEN _ndcg_expected_ap_retrieved(r.groups, r.m, _duckdb_ndcg_de4a2e00d9 := true) END})[1]
+                                      THEN _ndcg_expected_ap_retrieved(r.groups, r.m, _duckdb_ndcg_428ef714e4 := true) END})[1]
     END],
     lambda a: _ndcg_empty(
         coalesce(a.retrieved,
                  coalesce(a.sum / nullif(_ndcg_denominator(
                      denominator, ['relevant', 'min_k', 'retrieved'],
-                     sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), a.hits, _duckdb_ndcg_de4a2e00d9 := true), 0), 0.0)),
-        sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true))[1]{% endraw %}{%- endset -%}
+                     sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), a.hits, _duckdb_ndcg_428ef714e4 := true), 0), 0.0)),
+        sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), empty_ideal, _duckdb_ndcg_428ef714e4 := true))[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO average_precision IS 'duckdb_ndcg: average_precision(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
@@ -4660,7 +4687,7 @@ COMMENT ON MACRO average_precision IS 'duckdb_ndcg: average_precision(rel, rnk, 
 --         'key': equal rnk broken by tie_key descending (trec_eval's order).
 -- Example: SELECT avg(e) FROM (SELECT err(rel, rnk, 20) AS e FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO err(rel, rnk, k := NULL, max_grade := 4, ties := 'average',
-                            tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                            tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN coalesce(NOT (TRY_CAST(max_grade AS DOUBLE) > 0
                        AND isfinite(TRY_CAST(max_grade AS DOUBLE))), true) THEN
@@ -4671,19 +4698,19 @@ CASE
               || ', got ' || CASE WHEN max(TRY_CAST(rel AS DOUBLE)) > max_grade
                                   THEN max(TRY_CAST(rel AS DOUBLE))
                                   ELSE min(TRY_CAST(rel AS DOUBLE)) END::VARCHAR)
-    WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_de4a2e00d9 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_de4a2e00d9 := true) IS NULL
-         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+    WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_428ef714e4 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_428ef714e4 := true) IS NULL
+         AND _ndcg_rank_error(TRY_CAST(rnk AS DOUBLE), ties, tie_key, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
         -- the ranking of the rows' stop probabilities R (0 for unjudged and grade-0 rows)
         list_transform(
             [_ndcg_ranking(CASE WHEN TRY_CAST(rel AS DOUBLE) > 0
                                 THEN (pow(2.0, TRY_CAST(rel AS DOUBLE)) - 1.0) / pow(2.0, max_grade)
                                 ELSE 0.0 END,
-                           TRY_CAST(rnk AS DOUBLE), k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)],
+                           TRY_CAST(rnk AS DOUBLE), k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)],
             -- its tie groups bound once, for ties 'average'
             lambda rk: list_transform([{m: rk.m, in_order: list_slice(rk.in_order, 1, rk.m),
                                         rows: rk.rows, keys: rk.keys,
                                         groups: CASE WHEN ties = 'average'
-                                                     THEN _ndcg_tie_groups(rk, _duckdb_ndcg_de4a2e00d9 := true) END}],
+                                                     THEN _ndcg_tie_groups(rk, _duckdb_ndcg_428ef714e4 := true) END}],
             lambda r: CASE
                 -- a tie group before the cut holding a row that may stop the user and another
                 -- row: the expectation over its orders; otherwise the order is known
@@ -4694,7 +4721,7 @@ CASE
                         r.groups,
                         list_transform(list_filter(r.rows, lambda x: x.r IS NOT NULL),
                                        lambda x: {r: x.r, t: 1.0 - x.g}),
-                        r.m, _duckdb_ndcg_de4a2e00d9 := true)
+                        r.m, _duckdb_ndcg_428ef714e4 := true)
                 -- every row that may stop the user is alone in its tie group (or ties 'key'):
                 -- the known order, as (position, R) of those rows
                 WHEN ties = 'average' THEN
@@ -4702,9 +4729,9 @@ CASE
                         -- a group's stop row is the (a + 1)th stop row before the cut by key
                         lambda ts: _ndcg_err_in_order(list_transform(
                             list_filter(r.groups, lambda g: g.marked > 0),
-                            lambda g: {q: g.start, r: ts[g.before + 1].g}), _duckdb_ndcg_de4a2e00d9 := true))[1]
+                            lambda g: {q: g.start, r: ts[g.before + 1].g}), _duckdb_ndcg_428ef714e4 := true))[1]
                 ELSE _ndcg_err_in_order(list_filter(
-                    list_transform(r.in_order, lambda x, q: {q: q, r: x}), lambda x: x.r > 0), _duckdb_ndcg_de4a2e00d9 := true)
+                    list_transform(r.in_order, lambda x, q: {q: q, r: x}), lambda x: x.r > 0), _duckdb_ndcg_428ef714e4 := true)
             END)[1])[1]
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -4724,17 +4751,17 @@ COMMENT ON MACRO err IS 'duckdb_ndcg: err(rel, rnk, k := NULL, max_grade := 4, t
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT avg(hit) FROM (SELECT hit_rate(rel, rnk, 10) AS hit FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO hit_rate(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                 tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                 tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
-            CASE WHEN list_contains((_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)).in_order, 1)
+            CASE WHEN list_contains((_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)).in_order, 1)
                  THEN 1.0::DOUBLE ELSE 0.0::DOUBLE END
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)],
-                           lambda r: _ndcg_expected_hit(r.groups, r.m, _duckdb_ndcg_de4a2e00d9 := true))[1]
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)],
+                           lambda r: _ndcg_expected_hit(r.groups, r.m, _duckdb_ndcg_428ef714e4 := true))[1]
     END,
-    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO hit_rate IS 'duckdb_ndcg: hit_rate(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
@@ -4750,22 +4777,22 @@ COMMENT ON MACRO hit_rate IS 'duckdb_ndcg: hit_rate(rel, rnk, k := NULL, thresho
 --   empty_ideal  result when R = 0 (0.0, as trec_eval; NULL skips the query in avg()).
 -- Example: SELECT avg(rp) FROM (SELECT r_precision(rel, rnk) AS rp FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO r_precision(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL,
-                                    empty_ideal := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                    empty_ideal := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             -- coalesce: a query that returned no row has no list, and no hit
             coalesce(list_count(list_filter(
                 list_slice(
-                    (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)).in_order,
-                    1, sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true))),
+                    (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)).in_order,
+                    1, sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true))),
                 lambda hit: hit = 1)), 0)::DOUBLE
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)],
+            list_transform([_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)],
                            lambda r: _ndcg_expected_hits(r.groups,
-                                                         sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), _duckdb_ndcg_de4a2e00d9 := true))[1]
-    END / sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)),
-    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                                                         sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), _duckdb_ndcg_428ef714e4 := true))[1]
+    END / sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)),
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO r_precision IS 'duckdb_ndcg: r_precision(rel, rnk, threshold := 1, ties := ''average'', tie_key := NULL, empty_ideal := 0.0)'{% endraw %}{%- endset -%}
@@ -4783,8 +4810,8 @@ COMMENT ON MACRO r_precision IS 'duckdb_ndcg: r_precision(rel, rnk, threshold :=
 --         expectation over tied orders); 'key': tie_key descending.
 -- Example: SELECT avg(r) FROM (SELECT rbp(rel, rnk, p := 0.9) AS r FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO rbp(rel, rnk, p := 0.8, k := NULL, threshold := 1, ties := 'average',
-                            tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
-_ndcg_rbp(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true), rnk, p, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                            tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
+_ndcg_rbp(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true), rnk, p, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO rbp IS 'duckdb_ndcg: rbp(rel, rnk, p := 0.8, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL)'{% endraw %}{%- endset -%}
@@ -4801,18 +4828,18 @@ COMMENT ON MACRO rbp IS 'duckdb_ndcg: rbp(rel, rnk, p := 0.8, k := NULL, thresho
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT avg(rr) AS mrr FROM (SELECT reciprocal_rank(rel, rnk) AS rr FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                        tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                        tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             coalesce(1.0 / list_position(
-                (_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)).in_order, 1),
+                (_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)).in_order, 1),
                 0.0)
         ELSE
-            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)],
-                           lambda r: _ndcg_expected_rr(r.groups, r.m, _duckdb_ndcg_de4a2e00d9 := true))[1]
+            list_transform([_ndcg_relevant_ranking(rel, rnk, k, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)],
+                           lambda r: _ndcg_expected_rr(r.groups, r.m, _duckdb_ndcg_428ef714e4 := true))[1]
     END,
-    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO reciprocal_rank IS 'duckdb_ndcg: reciprocal_rank(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
@@ -4849,23 +4876,23 @@ CREATE OR REPLACE MACRO _ndcg_report_metric_rows(rankings, events, k := NULL, sl
                                                  judged := NULL, value_col := NULL,
                                                  value_grades := NULL, bucket := NULL,
                                                  start := NULL, stop := NULL,
-                                                 rankings_time_col := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                                 rankings_time_col := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_engine AS NOT MATERIALIZED (
     SELECT *
     FROM _ndcg_report_rows(rankings, events, k := k,
                            -- bucket adds the slice column `bucket` (_ndcg_report_rows makes it)
-                           slice_by := CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true)
-                                            ELSE list_append(_ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true), 'bucket')
+                           slice_by := CASE WHEN bucket IS NULL THEN _ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true)
+                                            ELSE list_append(_ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true), 'bucket')
                                        END,
                            query_col := query_col, item_col := item_col,
                            position_col := position_col, score_col := score_col, ties := ties,
                            gain := gain, log_base := log_base, empty_ideal := empty_ideal,
                            duplicates := duplicates, event_col := event_col,
-                           mapping := _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), collapse := collapse,
+                           mapping := _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), collapse := collapse,
                            time_col := time_col, unknown := unknown, metrics := metrics,
                            threshold := threshold, max_grade := max_grade, judged := judged,
                            value_col := value_col, value_grades := value_grades, bucket := bucket,
-                           start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+                           start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_only AS NOT MATERIALIZED (
     SELECT _key, _k, ndcg, dcg, idcg, shown, shown_relevant, relevant, precision_at_k,
@@ -4884,19 +4911,19 @@ _ndcg_family AS NOT MATERIALIZED (
            any_value(f1_at_k) AS f1_at_k,
            CASE WHEN list_contains(metrics, 'hit_rate') THEN
                hit_rate(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                        tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_de4a2e00d9 := true)
+                        tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_428ef714e4 := true)
            END::DOUBLE AS hit_rate,
            CASE WHEN list_contains(metrics, 'reciprocal_rank') THEN
                reciprocal_rank(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                               tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_de4a2e00d9 := true)
+                               tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_428ef714e4 := true)
            END::DOUBLE AS reciprocal_rank,
            CASE WHEN list_contains(metrics, 'average_precision') THEN
                average_precision(_j.rel, _j.rnk, _k, threshold := threshold, ties := ties,
-                                 tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_de4a2e00d9 := true)
+                                 tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_428ef714e4 := true)
            END::DOUBLE AS average_precision,
            CASE WHEN list_contains(metrics, 'r_precision') THEN
                r_precision(_j.rel, _j.rnk, threshold := threshold, ties := ties,
-                           tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_de4a2e00d9 := true)
+                           tie_key := _j.i, empty_ideal := empty_ideal, _duckdb_ndcg_428ef714e4 := true)
            END::DOUBLE AS r_precision,
            CASE WHEN list_contains(metrics, 'err') THEN
                CASE WHEN max(_j.rel) > _max_grade THEN
@@ -4905,12 +4932,12 @@ _ndcg_family AS NOT MATERIALIZED (
                               || ' (pass max_grade := <number> at least the largest grade; '
                               || 'collapse ''sum'' adds grades up)')
                     ELSE err(_j.rel, _j.rnk, _k, max_grade := _max_grade, ties := ties,
-                             tie_key := _j.i, _duckdb_ndcg_de4a2e00d9 := true)
+                             tie_key := _j.i, _duckdb_ndcg_428ef714e4 := true)
                END
            END::DOUBLE AS err,
            CASE WHEN list_contains(metrics, 'rbp') THEN
                rbp(_j.rel, _j.rnk, k := _k, threshold := threshold, ties := ties,
-                   tie_key := _j.i, _duckdb_ndcg_de4a2e00d9 := true)
+                   tie_key := _j.i, _duckdb_ndcg_428ef714e4 := true)
            END::DOUBLE AS rbp,
            any_value(judged_at_k) AS judged_at_k
     FROM (
@@ -4918,14 +4945,14 @@ _ndcg_family AS NOT MATERIALIZED (
         SELECT * EXCLUDE (_judged), unnest(coalesce(_judged, [NULL])) AS _j
         FROM _ndcg_engine
     ),
-    (SELECT _ndcg_report_max_grade(max_grade, _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), value_grades, _duckdb_ndcg_de4a2e00d9 := true)
+    (SELECT _ndcg_report_max_grade(max_grade, _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), value_grades, _duckdb_ndcg_428ef714e4 := true)
          AS _max_grade)
     GROUP BY _key, _k, _max_grade
 )
 -- the same columns either way, picked by the condition under which _ndcg_report_rows builds
 -- the judged runs
 SELECT *
-FROM query_table(CASE WHEN _ndcg_report_has_family(metrics, _duckdb_ndcg_de4a2e00d9 := true) THEN '_ndcg_family'
+FROM query_table(CASE WHEN _ndcg_report_has_family(metrics, _duckdb_ndcg_428ef714e4 := true) THEN '_ndcg_family'
                       ELSE '_ndcg_only' END){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -4943,11 +4970,11 @@ CREATE OR REPLACE MACRO _ndcg_report_of(rankings, events, k := NULL, slice_by :=
                                         time_col := NULL, unknown := NULL, metrics := NULL,
                                         threshold := NULL, max_grade := NULL, value_col := NULL,
                                         value_grades := NULL, bucket := NULL, start := NULL,
-                                        stop := NULL, rankings_time_col := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                        stop := NULL, rankings_time_col := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 -- relevant, then the family columns named (COLUMNS keeps the engine's column order)
 SELECT unnest(_key), _k AS k, ndcg, dcg, idcg, shown, shown_relevant,
        COLUMNS(lambda c: c = 'relevant'
-                         OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(_duckdb_ndcg_de4a2e00d9 := true), c)
+                         OR (c <> 'ndcg' AND list_contains(_ndcg_report_metrics(_duckdb_ndcg_428ef714e4 := true), c)
                              AND coalesce(list_contains(metrics, c), false)))
 FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
                               query_col := query_col, item_col := item_col,
@@ -4958,7 +4985,7 @@ FROM _ndcg_report_metric_rows(rankings, events, k := k, slice_by := slice_by,
                               metrics := metrics, threshold := threshold, max_grade := max_grade,
                               judged := false, value_col := value_col, value_grades := value_grades,
                               bucket := bucket, start := start, stop := stop,
-                              rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                              rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO TABLE _ndcg_report_of IS 'duckdb_ndcg: _ndcg_report_of(rankings, events, ...every ndcg_report option := NULL)'{% endraw %}{%- endset -%}
@@ -4969,15 +4996,15 @@ COMMENT ON MACRO TABLE _ndcg_report_of IS 'duckdb_ndcg: _ndcg_report_of(rankings
 -- (internal; the input rule run_report and measures_report share). Read from the column types,
 -- one row, so it costs nothing per row.
 -- Example: SELECT _ndcg_run_columns_error('judged_run', 'rel', 'rnk');  -- NULL
-CREATE OR REPLACE MACRO _ndcg_run_columns_error(tbl, rel_col, rnk_col, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_run_columns_error(tbl, rel_col, rnk_col, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN NOT _ndcg_is_number_type(coalesce(
              (SELECT typeof(COLUMNS(lambda c: c = rel_col)) FROM query_table(tbl) LIMIT 1),
-             'NULL'), _duckdb_ndcg_de4a2e00d9 := true) THEN
+             'NULL'), _duckdb_ndcg_428ef714e4 := true) THEN
         error('duckdb_ndcg: ' || rel_col || ' of ' || tbl || ' must be a number')
     WHEN NOT _ndcg_is_number_type(coalesce(
              (SELECT typeof(COLUMNS(lambda c: c = rnk_col)) FROM query_table(tbl) LIMIT 1),
-             'NULL'), _duckdb_ndcg_de4a2e00d9 := true) THEN
+             'NULL'), _duckdb_ndcg_428ef714e4 := true) THEN
         error('duckdb_ndcg: ' || rnk_col || ' of ' || tbl || ' must be a number')
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -4990,19 +5017,19 @@ COMMENT ON MACRO _ndcg_run_columns_error IS 'duckdb_ndcg: _ndcg_run_columns_erro
 -- offset, or without one, read as UTC), or the TIMESTAMP / TIMESTAMP WITH TIME ZONE read_json
 -- may have made of it. Anything else (epoch seconds, '14/11/2023', NULL) is an error naming
 -- timestamp. typeof folds to a constant, so only one branch runs.
-CREATE OR REPLACE MACRO _ndcg_segment_us(ts, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_segment_us(ts, _duckdb_ndcg_428ef714e4 := true) AS
 coalesce(
     CASE
         WHEN typeof(ts) = 'TIMESTAMP WITH TIME ZONE' THEN epoch_us(TRY_CAST(ts AS TIMESTAMPTZ))
         WHEN typeof(ts) LIKE 'TIMESTAMP%' THEN epoch_us(TRY_CAST(ts AS TIMESTAMP))
-        WHEN regexp_matches(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)),
+        WHEN regexp_matches(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)),
                             ':[0-9]{2}(\.[0-9]*)?(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)$') THEN
-            epoch_us(TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)) AS TIMESTAMPTZ))
-        WHEN regexp_matches(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)), '^[0-9]{4}-[0-9]{2}-[0-9]{2}') THEN
-            epoch_us(TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)) AS TIMESTAMP))
+            epoch_us(TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)) AS TIMESTAMPTZ))
+        WHEN regexp_matches(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)), '^[0-9]{4}-[0-9]{2}-[0-9]{2}') THEN
+            epoch_us(TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)) AS TIMESTAMP))
     END,
     error('duckdb_ndcg: timestamp must be ISO 8601 text (''2023-11-14T22:13:20.000Z'') or a '
-          || 'TIMESTAMP, got ' || coalesce('''' || _ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true) || '''', 'NULL'))){% endraw %}{%- endset -%}
+          || 'TIMESTAMP, got ' || coalesce('''' || _ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true) || '''', 'NULL'))){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO _ndcg_segment_us IS 'duckdb_ndcg: _ndcg_segment_us(ts) -> BIGINT'{% endraw %}{%- endset -%}
@@ -5016,19 +5043,19 @@ COMMENT ON MACRO _ndcg_segment_us IS 'duckdb_ndcg: _ndcg_segment_us(ts) -> BIGIN
 -- and list_id, and context.device.type. Calls of other types (page, identify) are left out; a
 -- call delivered twice (Segment delivers at least once: the same messageId) is read once, its
 -- earliest copy (copies are the same call); a column the export lacks is DuckDB's binder error naming it.
-CREATE OR REPLACE MACRO _ndcg_segment_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_segment_rows(tbl, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT * EXCLUDE (_us, _message), _us AS event_us, make_timestamp(_us) AS event_at
 FROM (
 SELECT "event"::VARCHAR AS event_name,
-       _ndcg_segment_us("timestamp", _duckdb_ndcg_de4a2e00d9 := true) AS _us,
-       coalesce(nullif(_ndcg_json_text(userId, _duckdb_ndcg_de4a2e00d9 := true), ''),
-                nullif(_ndcg_json_text(anonymousId, _duckdb_ndcg_de4a2e00d9 := true), '')) AS user_id,
-       nullif(_ndcg_json_text(anonymousId, _duckdb_ndcg_de4a2e00d9 := true), '') AS anonymous_id,
+       _ndcg_segment_us("timestamp", _duckdb_ndcg_428ef714e4 := true) AS _us,
+       coalesce(nullif(_ndcg_json_text(userId, _duckdb_ndcg_428ef714e4 := true), ''),
+                nullif(_ndcg_json_text(anonymousId, _duckdb_ndcg_428ef714e4 := true), '')) AS user_id,
+       nullif(_ndcg_json_text(anonymousId, _duckdb_ndcg_428ef714e4 := true), '') AS anonymous_id,
        properties::JSON AS props,
        json_extract_string(properties::JSON, '$.query') AS search_term,
        json_extract_string(properties::JSON, '$.list_id') AS list_id,
        json_extract_string(context::JSON, '$.device.type') AS device,
-       nullif(_ndcg_json_text(messageId, _duckdb_ndcg_de4a2e00d9 := true), '') AS _message
+       nullif(_ndcg_json_text(messageId, _duckdb_ndcg_428ef714e4 := true), '') AS _message
 FROM query_table(tbl)
 WHERE "type"::VARCHAR = 'track'
 )
@@ -5050,9 +5077,9 @@ COMMENT ON MACRO TABLE _ndcg_segment_rows IS 'duckdb_ndcg: _ndcg_segment_rows(tb
 -- 1-based: position_base) unless one of its products has none: then the page's own order. A
 -- page whose first position is past every position shown before it in the search keeps its
 -- positions; a page starting again continues after the largest of them (as GA4's pages).
-CREATE OR REPLACE MACRO _ndcg_segment_shown(tbl, position_base, list_id, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_segment_shown(tbl, position_base, list_id, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_views AS (
-    SELECT * FROM _ndcg_segment_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_segment_rows(tbl, _duckdb_ndcg_428ef714e4 := true)
     WHERE event_name IN ('Products Searched', 'Product List Viewed') AND user_id IS NOT NULL
 ),
 _ndcg_searches AS (
@@ -5169,7 +5196,7 @@ COMMENT ON MACRO TABLE _ndcg_segment_shown IS 'duckdb_ndcg: _ndcg_segment_shown(
 -- (internal): NULL is 'Product Clicked' 'click', 'Product Added' 'add_to_cart', 'Order
 -- Completed' 'purchase' (the names ndcg_report's default mapping grades 1, 2, 3); a given MAP
 -- replaces it. Any other value is an error naming event_types.
-CREATE OR REPLACE MACRO _ndcg_segment_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_segment_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN event_types IS NULL
      THEN MAP {'Product Clicked': 'click', 'Product Added': 'add_to_cart',
                'Order Completed': 'purchase'}
@@ -5204,12 +5231,12 @@ COMMENT ON MACRO _ndcg_segment_types IS 'duckdb_ndcg: _ndcg_segment_types(event_
 CREATE OR REPLACE MACRO _ndcg_segment_interactions(tbl, attribution := NULL,
                                                    attribution_window := NULL, event_types := NULL,
                                                    position_base := NULL, list_id := NULL,
-                                                   shown := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                                   shown := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_segment_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS _types
+    SELECT _ndcg_segment_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS _types
 ),
 _ndcg_computed_shown AS (
-    SELECT * FROM _ndcg_segment_shown(tbl, position_base, list_id, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_segment_shown(tbl, position_base, list_id, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_shown AS (
     -- the shown lists: the table named by `shown` (evaluate() passes the segment_rankings it
@@ -5226,7 +5253,7 @@ _ndcg_products AS (
                  unnest(CASE WHEN json_array_length(json_extract(props, '$.products')) > 0
                              THEN json_extract(props, '$.products[*]')
                              ELSE [props] END) AS _item
-          FROM _ndcg_segment_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+          FROM _ndcg_segment_rows(tbl, _duckdb_ndcg_428ef714e4 := true)
           WHERE event_name NOT IN ('Products Searched', 'Product List Viewed'))
     CROSS JOIN _ndcg_options
 ),
@@ -5244,7 +5271,7 @@ _ndcg_acts AS (
                          || coalesce(item_id, 'NULL') || ')')
                ELSE TRY_CAST(_price AS DOUBLE) * coalesce(TRY_CAST(_quantity AS DOUBLE), 1)
            END AS value,
-           event_at - _ndcg_attribution_window(attribution_window, event_name, _duckdb_ndcg_de4a2e00d9 := true) AS _from
+           event_at - _ndcg_attribution_window(attribution_window, event_name, _duckdb_ndcg_428ef714e4 := true) AS _from
     FROM _ndcg_products
     WHERE event_type IS NOT NULL OR item_id IS NOT NULL
 ),
@@ -5259,7 +5286,7 @@ _ndcg_identities AS (
 _ndcg_matched AS (
     -- the latest showing of the product to the user under either id, and the earliest within
     -- the window (as GA4's)
-    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_shown', attribution := attribution, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_shown', attribution := attribution, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_reasoned AS (
     SELECT a.*, m._last.q AS _last_query, m._last.p AS _last_position, m._last.t AS _last_at,
@@ -5312,7 +5339,7 @@ COMMENT ON MACRO TABLE _ndcg_segment_interactions IS 'duckdb_ndcg: _ndcg_segment
 -- ZONE or ISO 8601 text in UTC (text with another UTC offset, a number or NULL: an error naming
 -- derived_tstamp). A column the table lacks is DuckDB's
 -- binder error naming it.
-CREATE OR REPLACE MACRO _ndcg_snowplow_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_snowplow_rows(tbl, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT event_id::VARCHAR AS event_id,
        unstruct_event_com_snowplowanalytics_snowplow_ecommerce_snowplow_ecommerce_action_1
            IS NOT NULL AS is_action,
@@ -5363,9 +5390,9 @@ COMMENT ON MACRO TABLE _ndcg_snowplow_rows IS 'duckdb_ndcg: _ndcg_snowplow_rows(
 -- list views in time order, a list view whose products and positions equal an earlier one's
 -- counted once. The same rules as _ndcg_ga4_shown (sql/sources/ga4.sql), on the product
 -- entities' position instead of GA4's item_list_index.
-CREATE OR REPLACE MACRO _ndcg_snowplow_shown(tbl, position_base, list_name, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_snowplow_shown(tbl, position_base, list_name, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_views AS (
-    SELECT * FROM _ndcg_snowplow_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_snowplow_rows(tbl, _duckdb_ndcg_428ef714e4 := true)
     WHERE (is_search OR action = 'list_view') AND user_id IS NOT NULL AND session_id IS NOT NULL
 ),
 _ndcg_searches AS (
@@ -5481,7 +5508,7 @@ COMMENT ON MACRO TABLE _ndcg_snowplow_shown IS 'duckdb_ndcg: _ndcg_snowplow_show
 -- becomes (internal): NULL is list_click 'click', add_to_cart 'add_to_cart', transaction
 -- 'purchase' (the names ndcg_report's default mapping grades 1, 2, 3); a given MAP replaces it.
 -- Any other value is an error naming event_types.
-CREATE OR REPLACE MACRO _ndcg_snowplow_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_snowplow_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN event_types IS NULL
      THEN MAP {'list_click': 'click', 'add_to_cart': 'add_to_cart', 'transaction': 'purchase'}
      ELSE coalesce(TRY_CAST(event_types AS MAP(VARCHAR, VARCHAR)),
@@ -5511,12 +5538,12 @@ COMMENT ON MACRO _ndcg_snowplow_types IS 'duckdb_ndcg: _ndcg_snowplow_types(even
 CREATE OR REPLACE MACRO _ndcg_snowplow_interactions(tbl, attribution := NULL,
                                                     attribution_window := NULL, event_types := NULL,
                                                     position_base := NULL, list_name := NULL,
-                                                    shown := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                                    shown := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_snowplow_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS _types
+    SELECT _ndcg_snowplow_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS _types
 ),
 _ndcg_computed_shown AS (
-    SELECT * FROM _ndcg_snowplow_shown(tbl, position_base, list_name, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_snowplow_shown(tbl, position_base, list_name, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_shown AS (
     -- the shown lists: the table named by `shown` (evaluate() passes the snowplow_rankings it
@@ -5529,9 +5556,9 @@ _ndcg_acts AS (
            map_extract_value(_types, action) AS event_type,
            (TRY_CAST(struct_extract(_item, 'price') AS DOUBLE)
             * coalesce(TRY_CAST(struct_extract(_item, 'quantity') AS DOUBLE), 1)) AS value,
-           event_at - _ndcg_attribution_window(attribution_window, action, _duckdb_ndcg_de4a2e00d9 := true) AS _from
+           event_at - _ndcg_attribution_window(attribution_window, action, _duckdb_ndcg_428ef714e4 := true) AS _from
     FROM (SELECT *, unnest(products) AS _item
-          FROM _ndcg_snowplow_rows(tbl, _duckdb_ndcg_de4a2e00d9 := true)
+          FROM _ndcg_snowplow_rows(tbl, _duckdb_ndcg_428ef714e4 := true)
           WHERE is_action AND action IS DISTINCT FROM 'list_view')
     CROSS JOIN _ndcg_options
 ),
@@ -5540,7 +5567,7 @@ _ndcg_identities AS (
 ),
 _ndcg_matched AS (
     -- the latest showing of the item to the user, and the earliest within the window
-    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_shown', attribution := attribution, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_attributed('_ndcg_identities', '_ndcg_shown', attribution := attribution, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_reasoned AS (
     SELECT a.*, m._last.q AS _last_query, m._last.p AS _last_position, m._last.t AS _last_at,
@@ -5571,7 +5598,7 @@ COMMENT ON MACRO TABLE _ndcg_snowplow_interactions IS 'duckdb_ndcg: _ndcg_snowpl
 -- _ndcg_sorted_quantile(sorted, q): the q-quantile of an ascending non-empty list with linear
 -- interpolation between order statistics (quantile_cont, numpy's 'linear' / Hyndman-Fan type 7),
 -- for a q that need not be a constant (internal).
-CREATE OR REPLACE MACRO _ndcg_sorted_quantile(sorted, q, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_sorted_quantile(sorted, q, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [(len(sorted) - 1) * q::DOUBLE],
     lambda h: sorted[floor(h)::BIGINT + 1]
@@ -5587,7 +5614,7 @@ COMMENT ON MACRO _ndcg_sorted_quantile IS 'duckdb_ndcg: _ndcg_sorted_quantile(so
 -- one (internal): attribution 'last' or 'first'; attribution_window NULL (1 day), an INTERVAL
 -- (or its text, '30 minutes') or a MAP from event name to INTERVAL; position_base 'auto', 0 or 1.
 -- The adapters read it in a one-row CTE, so a bad option is refused on an empty export too.
-CREATE OR REPLACE MACRO _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN attribution IS NULL OR attribution NOT IN ('last', 'first') THEN
         error('duckdb_ndcg: attribution must be ''last'' or ''first'', got '
@@ -5622,15 +5649,15 @@ CREATE OR REPLACE MACRO _ndcg_summary_of(rankings, events, k := NULL, slice_by :
                                          conf := NULL, metrics := NULL, threshold := NULL,
                                          max_grade := NULL, value_col := NULL,
                                          value_grades := NULL, bucket := NULL, start := NULL,
-                                         stop := NULL, rankings_time_col := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                         stop := NULL, rankings_time_col := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 -- the means of the family metrics not named are dropped here (COLUMNS keeps the column order)
-SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(_duckdb_ndcg_de4a2e00d9 := true),
+SELECT COLUMNS(lambda c: NOT list_contains(list_transform(_ndcg_report_metrics(_duckdb_ndcg_428ef714e4 := true),
                                                           lambda m: 'mean_' || m), c)
                          OR c IN ('mean_ndcg', 'mean_judged_at_k')
                          OR coalesce(list_contains(metrics, c[6:]), false))
 FROM (
 SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_relevant']
-                         AND NOT list_contains(list_transform(_ndcg_report_metrics(_duckdb_ndcg_de4a2e00d9 := true),
+                         AND NOT list_contains(list_transform(_ndcg_report_metrics(_duckdb_ndcg_428ef714e4 := true),
                                                               lambda m: '_' || m), c)),
        count(*) AS queries,
        avg(_ndcg) AS mean_ndcg,
@@ -5638,8 +5665,8 @@ SELECT COLUMNS(lambda c: c NOT IN [query_col, '_ndcg', '_relevant', '_shown_rele
        avg(_ndcg) FILTER (WHERE _relevant > 0) AS mean_ndcg_with_relevant,
        sum(_shown_relevant)::BIGINT AS shown_relevant,
        sum(_relevant)::BIGINT AS relevant,
-       (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf, _duckdb_ndcg_de4a2e00d9 := true))::DOUBLE AS ci_low,
-       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf, _duckdb_ndcg_de4a2e00d9 := true))::DOUBLE AS ci_high,
+       (avg(_ndcg) - _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf, _duckdb_ndcg_428ef714e4 := true))::DOUBLE AS ci_low,
+       (avg(_ndcg) + _ndcg_mean_ci_half(stddev_samp(_ndcg), count(_ndcg), conf, _duckdb_ndcg_428ef714e4 := true))::DOUBLE AS ci_high,
        avg(_judged_at_k) AS mean_judged_at_k,
        avg(_precision_at_k) AS mean_precision_at_k, avg(_recall_at_k) AS mean_recall_at_k,
        avg(_f1_at_k) AS mean_f1_at_k, avg(_hit_rate) AS mean_hit_rate,
@@ -5662,7 +5689,7 @@ FROM (
                                   threshold := threshold, max_grade := max_grade, judged := true,
                                   value_col := value_col, value_grades := value_grades,
                                   bucket := bucket, start := start, stop := stop,
-                                  rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+                                  rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 )
 GROUP BY ALL
 )
@@ -5675,7 +5702,7 @@ COMMENT ON MACRO TABLE _ndcg_summary_of IS 'duckdb_ndcg: _ndcg_summary_of(rankin
 -- _ndcg_trec_bing(rels, relevant, level): trec_eval binG (m_binG.c): the sum over the relevant
 -- returned rows (grade >= level) of 1 / log2(2 + the rows before it that are not relevant), over
 -- relevant (the query's relevant documents); 0 when none is returned.
-CREATE OR REPLACE MACRO _ndcg_trec_bing(rels, relevant, level, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_bing(rels, relevant, level, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform([list_filter(list_transform(rels, lambda c, i: CASE WHEN c >= level THEN i END),
                             lambda i: i IS NOT NULL)], lambda hits:
     CASE WHEN len(hits) > 0 THEN
@@ -5688,7 +5715,7 @@ COMMENT ON MACRO _ndcg_trec_bing IS 'duckdb_ndcg: _ndcg_trec_bing(rels, relevant
   {%- set statement -%}{% raw %}
 -- _ndcg_trec_gain(code, gains): trec_eval's gain of a relevance code (gain_init.c get_gain): the
 -- MAP's gain of the grade, else the grade; 0 for a code below 0 (internal).
-CREATE OR REPLACE MACRO _ndcg_trec_gain(code, gains, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_gain(code, gains, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN code < 0 THEN 0.0::DOUBLE
      ELSE coalesce(map_extract_value(gains, code::DOUBLE), code::DOUBLE) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -5700,13 +5727,13 @@ COMMENT ON MACRO _ndcg_trec_gain IS 'duckdb_ndcg: _ndcg_trec_gain(code, gains): 
 -- gain / log2(2 + cost - gained), cost the sum up to the row of the ideal's gains (1 where the
 -- ideal's gain is below 1) and gained the sum of the returned rows' gains, over the ideal's
 -- total gain; 0 when that is 0. Each row carries its gain (g) and cost (c).
-CREATE OR REPLACE MACRO _ndcg_trec_g(rels, ideal, gains, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_g(rels, ideal, gains, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform([{ideal: ideal, best: coalesce(list_sum(ideal), 0.0)}], lambda q:
 CASE WHEN q.best > 0 THEN
     list_reduce(list_concat(
         [{g: 0.0::DOUBLE, r: 0.0::DOUBLE, c: 0.0::DOUBLE, s: 0.0::DOUBLE}],
         list_transform(rels, lambda c, i: {
-            g: _ndcg_trec_gain(c, gains, _duckdb_ndcg_de4a2e00d9 := true), r: 0.0::DOUBLE,
+            g: _ndcg_trec_gain(c, gains, _duckdb_ndcg_428ef714e4 := true), r: 0.0::DOUBLE,
             c: CASE WHEN coalesce(q.ideal[i], 0) >= 1 THEN q.ideal[i] ELSE 1.0 END,
             s: 0.0::DOUBLE})),
         lambda a, x: {g: 0.0::DOUBLE, r: a.r + x.g, c: a.c + x.c,
@@ -5721,8 +5748,8 @@ COMMENT ON MACRO _ndcg_trec_g IS 'duckdb_ndcg: _ndcg_trec_g(rels, ideal, gains):
 -- _ndcg_trec_ideal(judged, gains): the ideal ranking's positive gains, largest first, of the
 -- judged grades judged (>= 0) (internal; m_ndcg.c's walk down the gain levels, which stops at
 -- the first gain <= 0).
-CREATE OR REPLACE MACRO _ndcg_trec_ideal(judged, gains, _duckdb_ndcg_de4a2e00d9 := true) AS
-list_reverse_sort(list_filter(list_transform(judged, lambda g: _ndcg_trec_gain(g, gains, _duckdb_ndcg_de4a2e00d9 := true)),
+CREATE OR REPLACE MACRO _ndcg_trec_ideal(judged, gains, _duckdb_ndcg_428ef714e4 := true) AS
+list_reverse_sort(list_filter(list_transform(judged, lambda g: _ndcg_trec_gain(g, gains, _duckdb_ndcg_428ef714e4 := true)),
                               lambda g: g > 0)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -5734,7 +5761,7 @@ COMMENT ON MACRO _ndcg_trec_ideal IS 'duckdb_ndcg: _ndcg_trec_ideal(judged, gain
 -- non-relevant and u pooled-unjudged rows before it, 1 if j = 0, else
 -- 1/(j+1) + (j/(j+1)) ((r + n + u)/j) ((r + eps)/(r + n + 2 eps)), eps = 1e-5; rows not in the
 -- pool count in j only. The sum over relevant (the query's judged relevant documents); 0 when 0.
-CREATE OR REPLACE MACRO _ndcg_trec_infap(rels, relevant, level, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_infap(rels, relevant, level, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN relevant > 0 THEN list_reduce(list_concat(
     [{c: 0::BIGINT, j: 0::BIGINT, r: 0::BIGINT, n: 0::BIGINT, u: 0::BIGINT, s: 0.0::DOUBLE}],
     list_transform(rels, lambda c: {c: c, j: 0::BIGINT, r: 0::BIGINT, n: 0::BIGINT,
@@ -5762,12 +5789,12 @@ COMMENT ON MACRO _ndcg_trec_infap IS 'duckdb_ndcg: _ndcg_trec_infap(rels, releva
 -- an item given twice for one query (naming both lines). With several bad lines, the error names
 -- the first. The checks are aggregates over the lines, read once (fixed-size hash aggregates,
 -- which spill; only the first duplicate's lines are listed), not windows over every line.
-CREATE OR REPLACE MACRO _ndcg_trec_lines(path, kind, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_trec_lines(path, kind, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_lines AS MATERIALIZED (
     SELECT line_no, fields[1] AS query_id, fields[3] AS item_id, len(fields) AS _fields,
            fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] AS _text,
            TRY_CAST(fields[CASE kind WHEN 'qrels' THEN 4 ELSE 5 END] AS DOUBLE) AS value
-    FROM _ndcg_read_fields(path, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_read_fields(path, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_bad_line AS (
     -- the first line with a wrong number of fields, or a value that is not a finite number
@@ -5817,10 +5844,10 @@ COMMENT ON MACRO TABLE _ndcg_trec_lines IS 'duckdb_ndcg: _ndcg_trec_lines(path, 
 -- _ndcg_trec_ndcg(rels, ideal, gains): trec_eval ndcg with gains (m_ndcg.c, "ndcg.1=3,2=9"): the
 -- DCG of the returned rows' gains (log2(position + 1)) over the ideal's; a negative gain counts in
 -- the DCG, not in the ideal; 0 when the ideal DCG is 0.
-CREATE OR REPLACE MACRO _ndcg_trec_ndcg(rels, ideal, gains, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_ndcg(rels, ideal, gains, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform([coalesce(list_sum(list_transform(ideal, lambda g, i: g / log2(i + 1))), 0.0)],
                lambda best: CASE WHEN best > 0 THEN
-    coalesce(list_sum(list_transform(rels, lambda c, i: _ndcg_trec_gain(c, gains, _duckdb_ndcg_de4a2e00d9 := true) / log2(i + 1))),
+    coalesce(list_sum(list_transform(rels, lambda c, i: _ndcg_trec_gain(c, gains, _duckdb_ndcg_428ef714e4 := true) / log2(i + 1))),
              0.0) / best
 ELSE 0.0 END)[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -5832,8 +5859,8 @@ COMMENT ON MACRO _ndcg_trec_ndcg IS 'duckdb_ndcg: _ndcg_trec_ndcg(rels, ideal, g
 -- row of positive gain, and the final nDCG for each of the ideal's rows not returned, averaged
 -- over the ideal's len(ideal) rows; 0 when that sum is not positive. Each row carries what it
 -- adds to the DCG (d) and the ideal DCG (b), so the fold's lambda holds no other lambda.
-CREATE OR REPLACE MACRO _ndcg_trec_ndcg_rel(rels, ideal, gains, _duckdb_ndcg_de4a2e00d9 := true) AS
-list_transform([{ideal: ideal, gs: list_transform(rels, lambda c: _ndcg_trec_gain(c, gains, _duckdb_ndcg_de4a2e00d9 := true))}],
+CREATE OR REPLACE MACRO _ndcg_trec_ndcg_rel(rels, ideal, gains, _duckdb_ndcg_428ef714e4 := true) AS
+list_transform([{ideal: ideal, gs: list_transform(rels, lambda c: _ndcg_trec_gain(c, gains, _duckdb_ndcg_428ef714e4 := true))}],
                lambda q: list_transform([{f: list_reduce(list_concat(
     [{g: 0.0::DOUBLE, d: 0.0::DOUBLE, b: 0.0::DOUBLE, s: 0.0::DOUBLE, n: 0::BIGINT}],
     list_transform(q.gs, lambda g, i: {
@@ -5858,10 +5885,10 @@ COMMENT ON MACRO _ndcg_trec_ndcg_rel IS 'duckdb_ndcg: _ndcg_trec_ndcg_rel(rels, 
 -- highest judged grade and of gains' levels are rescaled to [0, 1] by (gain - min) / (max - min)
 -- when one lies outside (trec_eval 10 starts min and max uninitialised; this is the intended
 -- reading, which its test outputs match); other codes gain 0.
-CREATE OR REPLACE MACRO _ndcg_trec_rbp(rels, judged, p, gains, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_rbp(rels, judged, p, gains, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform([list_concat(
     list_transform(range(0, coalesce(list_max(judged), -1)::BIGINT + 1),
-                   lambda l: _ndcg_trec_gain(l, gains, _duckdb_ndcg_de4a2e00d9 := true)),
+                   lambda l: _ndcg_trec_gain(l, gains, _duckdb_ndcg_428ef714e4 := true)),
     map_values(gains))], lambda levels:
 list_transform([{lo: list_min(levels), hi: list_max(levels)}], lambda m:
     (1.0 - p) * list_reduce(list_concat(
@@ -5869,8 +5896,8 @@ list_transform([{lo: list_min(levels), hi: list_max(levels)}], lambda m:
         list_transform(rels, lambda c: {
             g: CASE WHEN c < 0 THEN 0.0::DOUBLE
                     WHEN m.lo < 0 OR m.hi > 1
-                    THEN (_ndcg_trec_gain(c, gains, _duckdb_ndcg_de4a2e00d9 := true) - m.lo) / (m.hi - m.lo)
-                    ELSE _ndcg_trec_gain(c, gains, _duckdb_ndcg_de4a2e00d9 := true) END,
+                    THEN (_ndcg_trec_gain(c, gains, _duckdb_ndcg_428ef714e4 := true) - m.lo) / (m.hi - m.lo)
+                    ELSE _ndcg_trec_gain(c, gains, _duckdb_ndcg_428ef714e4 := true) END,
             w: 0.0::DOUBLE, s: 0.0::DOUBLE})),
         lambda a, x: {g: 0.0::DOUBLE, w: a.w * p,
                       s: a.s + CASE WHEN x.g <> 0 THEN x.g * a.w ELSE 0.0 END}).s)[1])[1]{% endraw %}{%- endset -%}
@@ -5882,7 +5909,7 @@ COMMENT ON MACRO _ndcg_trec_rbp IS 'duckdb_ndcg: _ndcg_trec_rbp(rels, judged, p,
 -- _ndcg_trec_rbp_resid(rels, p): trec_eval rbp_resid (m_rbp_resid.c): p^n + (1 - p) times the sum
 -- of p^(position - 1) over the returned rows that are not judged (code < 0), n the returned rows;
 -- 0 when every returned row is judged (as trec_eval prints it).
-CREATE OR REPLACE MACRO _ndcg_trec_rbp_resid(rels, p, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_rbp_resid(rels, p, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform([list_reduce(list_concat(
     [{c: 0::BIGINT, w: 1.0::DOUBLE, s: 0.0::DOUBLE, u: 0::BIGINT}],
     list_transform(rels, lambda c: {c: c, w: 0.0::DOUBLE, s: 0.0::DOUBLE, u: 0::BIGINT})),
@@ -5897,7 +5924,7 @@ COMMENT ON MACRO _ndcg_trec_rbp_resid IS 'duckdb_ndcg: _ndcg_trec_rbp_resid(rels
 -- _ndcg_trec_relstring(rels, n): trec_eval relstring (m_relstring.c): one character for each of
 -- the first n returned rows: its grade 0..9, '>' above 9, '-' not in the pool, '.' pooled but
 -- unjudged.
-CREATE OR REPLACE MACRO _ndcg_trec_relstring(rels, n, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_relstring(rels, n, _duckdb_ndcg_428ef714e4 := true) AS
 array_to_string(list_transform(rels[1:n], lambda c: CASE
     WHEN c > 9 THEN '>' WHEN c >= 0 THEN c::VARCHAR WHEN c = -1 THEN '-' WHEN c = -2 THEN '.'
     ELSE '<' END), ''){% endraw %}{%- endset -%}
@@ -5912,9 +5939,9 @@ COMMENT ON MACRO _ndcg_trec_relstring IS 'duckdb_ndcg: _ndcg_trec_relstring(rels
 -- (the query's relevant documents) is 0 or there is no such position. Position i (up to the
 -- ideal's end, len(ideal) + 1, or the last returned row) carries what it adds to the DCG (d) and
 -- the ideal DCG (b), and whether the ideal's gain changes before it (cut: nDCG at i - 1).
-CREATE OR REPLACE MACRO _ndcg_trec_rndcg(rels, ideal, gains, relevant, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_rndcg(rels, ideal, gains, relevant, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN relevant > 0 THEN
-list_transform([{ideal: ideal, gs: list_transform(rels, lambda c: _ndcg_trec_gain(c, gains, _duckdb_ndcg_de4a2e00d9 := true))}],
+list_transform([{ideal: ideal, gs: list_transform(rels, lambda c: _ndcg_trec_gain(c, gains, _duckdb_ndcg_428ef714e4 := true))}],
                lambda q: list_transform([list_reduce(list_concat(
     [{cut: false, d: 0.0::DOUBLE, b: 0.0::DOUBLE, s: 0.0::DOUBLE, n: 0::BIGINT}],
     list_transform(range(1, greatest(len(q.gs), len(q.ideal) + 1) + 1), lambda i: {
@@ -5938,7 +5965,7 @@ COMMENT ON MACRO _ndcg_trec_rndcg IS 'duckdb_ndcg: _ndcg_trec_rndcg(rels, ideal,
 -- _ndcg_trec_unj(rels, cutoff): trec_eval unj (m_unjudged.c): the returned rows among the first
 -- cutoff that are not judged (code < 0), over cutoff (rows past the returned ones count as
 -- judged).
-CREATE OR REPLACE MACRO _ndcg_trec_unj(rels, cutoff, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_trec_unj(rels, cutoff, _duckdb_ndcg_428ef714e4 := true) AS
 len(list_filter(rels[1:cutoff], lambda c: c < 0)) / cutoff::DOUBLE{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -5951,14 +5978,14 @@ COMMENT ON MACRO _ndcg_trec_unj IS 'duckdb_ndcg: _ndcg_trec_unj(rels, cutoff): t
 -- milliseconds since 1970 (the events mapping's epoch_millis). OpenSearch indexes malformed
 -- timestamps and ignores them (ignore_malformed): they are NULL here too. The times are carried
 -- for the contract's shown_at and event_at; no UBI number depends on them.
-CREATE OR REPLACE MACRO _ndcg_ubi_time(ts, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ubi_time(ts, _duckdb_ndcg_428ef714e4 := true) AS
 CASE
-    WHEN _ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN NULL
-    WHEN regexp_full_match(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)), '[0-9]{1,16}') THEN
-        make_timestamp(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true))::BIGINT * 1000)
-    WHEN regexp_matches(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)), '(Z|[+-][0-9]{2}(:?[0-9]{2})?)$') THEN
-        make_timestamp(epoch_us(TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)) AS TIMESTAMPTZ)))
-    ELSE TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_de4a2e00d9 := true)) AS TIMESTAMP)
+    WHEN _ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN NULL
+    WHEN regexp_full_match(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)), '[0-9]{1,16}') THEN
+        make_timestamp(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true))::BIGINT * 1000)
+    WHEN regexp_matches(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)), '(Z|[+-][0-9]{2}(:?[0-9]{2})?)$') THEN
+        make_timestamp(epoch_us(TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)) AS TIMESTAMPTZ)))
+    ELSE TRY_CAST(trim(_ndcg_json_text(ts, _duckdb_ndcg_428ef714e4 := true)) AS TIMESTAMP)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -5970,7 +5997,7 @@ COMMENT ON MACRO _ndcg_ubi_time IS 'duckdb_ndcg: _ndcg_ubi_time(ts) -> TIMESTAMP
 -- UBI's common actions under their own names (click, add_to_cart, purchase, impression, view:
 -- the names ndcg_report's default mapping grades 1, 2, 3, 0, 0); a given MAP replaces it. Any
 -- other value is an error naming event_types.
-CREATE OR REPLACE MACRO _ndcg_ubi_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_ubi_types(event_types, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN event_types IS NULL
      THEN MAP {'click': 'click', 'add_to_cart': 'add_to_cart', 'purchase': 'purchase',
                'impression': 'impression', 'view': 'view'}
@@ -5994,15 +6021,15 @@ COMMENT ON MACRO _ndcg_ubi_types IS 'duckdb_ndcg: _ndcg_ubi_types(event_types) -
 -- event_attributes may be a STRUCT, a MAP(VARCHAR, JSON) (read_json's type when the documents'
 -- keys differ too much, as in SRW's ESCI UBI sample) or JSON: a subscript ['object'] reads all
 -- three, where struct_extract binds on a STRUCT only.
-CREATE OR REPLACE MACRO _ndcg_ubi_rows(events_tbl, event_types, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO _ndcg_ubi_rows(events_tbl, event_types, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT action_name::VARCHAR AS event_name,
-       map_extract_value(_ndcg_ubi_types(event_types, _duckdb_ndcg_de4a2e00d9 := true), action_name::VARCHAR) AS event_type,
+       map_extract_value(_ndcg_ubi_types(event_types, _duckdb_ndcg_428ef714e4 := true), action_name::VARCHAR) AS event_type,
        nullif(query_id::VARCHAR, '') AS query_id,
-       nullif(_ndcg_json_text(event_attributes['object']['object_id'], _duckdb_ndcg_de4a2e00d9 := true), '') AS item_id,
+       nullif(_ndcg_json_text(event_attributes['object']['object_id'], _duckdb_ndcg_428ef714e4 := true), '') AS item_id,
        session_id::VARCHAR AS session_id,
        client_id::VARCHAR AS user_id,
        application::VARCHAR AS application,
-       _ndcg_ubi_time("timestamp", _duckdb_ndcg_de4a2e00d9 := true) AS event_at,
+       _ndcg_ubi_time("timestamp", _duckdb_ndcg_428ef714e4 := true) AS event_at,
        CASE
            WHEN _ordinal IS NULL THEN NULL
            WHEN regexp_full_match(trim(_ordinal), '[0-9]{1,18}') THEN trim(_ordinal)::BIGINT
@@ -6011,7 +6038,7 @@ SELECT action_name::VARCHAR AS event_name,
                       || ', action ' || coalesce(action_name::VARCHAR, 'NULL') || ')')
        END AS ordinal
 FROM (SELECT *,
-             _ndcg_json_text(event_attributes['position']['ordinal'], _duckdb_ndcg_de4a2e00d9 := true) AS _ordinal
+             _ndcg_json_text(event_attributes['position']['ordinal'], _duckdb_ndcg_428ef714e4 := true) AS _ordinal
       FROM query_table(events_tbl)){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -6027,16 +6054,16 @@ COMMENT ON MACRO TABLE _ndcg_ubi_rows IS 'duckdb_ndcg: _ndcg_ubi_rows(events_tbl
 -- events (event_type 'impression' or 'view') at their ordinal (shown_by 'impressions'), read
 -- 0-based or 1-based by position_base ('auto': per application and action name, 0-based when
 -- the smallest ordinal is 0); an item with several impressions keeps its first position.
-CREATE OR REPLACE MACRO _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types, _duckdb_ndcg_de4a2e00d9 := true)
+CREATE OR REPLACE MACRO _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types, _duckdb_ndcg_428ef714e4 := true)
 AS TABLE
 WITH _ndcg_queries AS (
     SELECT nullif(query_id::VARCHAR, '') AS query_id, user_query::VARCHAR AS search_term,
            application::VARCHAR AS application, client_id::VARCHAR AS user_id,
-           _ndcg_ubi_time("timestamp", _duckdb_ndcg_de4a2e00d9 := true) AS shown_at, query_response_hit_ids AS _hits
+           _ndcg_ubi_time("timestamp", _duckdb_ndcg_428ef714e4 := true) AS shown_at, query_response_hit_ids AS _hits
     FROM query_table(queries_tbl)
 ),
 _ndcg_events AS (
-    SELECT * FROM _ndcg_ubi_rows(events_tbl, event_types, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_ubi_rows(events_tbl, event_types, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_sessions AS (
     SELECT query_id, min(session_id) AS session_id FROM _ndcg_events
@@ -6103,9 +6130,9 @@ COMMENT ON MACRO TABLE _ndcg_ubi_shown IS 'duckdb_ndcg: _ndcg_ubi_shown(queries_
 -- shown: NULL computes the shown lists; a table's name reads them from it instead
 -- (ubi_rankings with the same options, made once: what evaluate(source=...) passes).
 CREATE OR REPLACE MACRO _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base := NULL,
-                                               event_types := NULL, shown := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                               event_types := NULL, shown := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_computed_shown AS (
-    SELECT * FROM _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_shown AS (
     -- the shown lists: the table named by `shown` (evaluate() passes the ubi_rankings it
@@ -6122,7 +6149,7 @@ _ndcg_events AS (
                WHEN e.query_id IN (SELECT query_id FROM _ndcg_shown) THEN 'never shown'
                ELSE 'no position'
            END AS reason
-    FROM _ndcg_ubi_rows(events_tbl, event_types, _duckdb_ndcg_de4a2e00d9 := true) e
+    FROM _ndcg_ubi_rows(events_tbl, event_types, _duckdb_ndcg_428ef714e4 := true) e
     LEFT JOIN _ndcg_shown s ON s.query_id = e.query_id AND s.item_id = e.item_id
     WHERE (e.item_id IS NOT NULL OR e.event_type IS NOT NULL)
 )
@@ -6138,7 +6165,7 @@ COMMENT ON MACRO TABLE _ndcg_ubi_interactions IS 'duckdb_ndcg: _ndcg_ubi_interac
 -- none of defaults (the ways to write the option's default: '10', '[10]'), NULL when it is one;
 -- a NULL value is not a default. The names _ndcg_measures_only reads.
 -- Example: _ndcg_unless_default('k', 5, ['10', '[10]']) is 'k'
-CREATE OR REPLACE MACRO _ndcg_unless_default(name, value, defaults, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO _ndcg_unless_default(name, value, defaults, _duckdb_ndcg_428ef714e4 := true) AS
 CASE WHEN coalesce(list_contains(defaults, value::VARCHAR), false) THEN NULL ELSE name END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -6163,17 +6190,17 @@ COMMENT ON MACRO _ndcg_unless_default IS 'duckdb_ndcg: _ndcg_unless_default(name
 --          rounding as long as the arms' means lie near shift. ab_summary passes 0.0.
 -- A NaN or infinite value (is_b not NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT device, unnest(welch_ttest(ndcg, arm = 'new')) FROM per_query GROUP BY device;
-CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95, shift := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO welch_ttest(value, is_b, conf := 0.95, shift := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     -- shift NULL: each arm's values as a list, centred before summing (_ndcg_moments): values
     -- near 1e12 lost the p-value's 4th digit to avg and var_samp; a shift: streamed sums of the
     -- values from it. Finite ones only (NaN: dropped's check)
-    [{ma: _ndcg_group_moments(value, NOT is_b, shift, _duckdb_ndcg_de4a2e00d9 := true),
-      mb: _ndcg_group_moments(value, is_b, shift, _duckdb_ndcg_de4a2e00d9 := true),
+    [{ma: _ndcg_group_moments(value, NOT is_b, shift, _duckdb_ndcg_428ef714e4 := true),
+      mb: _ndcg_group_moments(value, is_b, shift, _duckdb_ndcg_428ef714e4 := true),
       dropped: count(*) - count(CASE WHEN is_b IS NOT NULL THEN value END)
                + _ndcg_checked_finite(
                    count(*) FILTER (WHERE is_b IS NOT NULL AND NOT isfinite(value)),
-                   'welch_ttest', 'value', _duckdb_ndcg_de4a2e00d9 := true)}],
+                   'welch_ttest', 'value', _duckdb_ndcg_428ef714e4 := true)}],
     lambda s: list_transform(
         [{va: s.ma.var / s.ma.n, vb: s.mb.var / s.mb.n,
           -- the shifts' difference is exact when they are close; the rests carry the remainder
@@ -6182,7 +6209,7 @@ list_transform(
             [{df: (v.va + v.vb) * (v.va + v.vb)
                   / nullif(v.va * v.va / (s.ma.n - 1) + v.vb * v.vb / (s.mb.n - 1), 0)}],
             lambda w: list_transform(
-                [_ndcg_t_test(v.diff, sqrt(v.va + v.vb), w.df, conf, _duckdb_ndcg_de4a2e00d9 := true)],
+                [_ndcg_t_test(v.diff, sqrt(v.va + v.vb), w.df, conf, _duckdb_ndcg_428ef714e4 := true)],
                 lambda r: {n_a: s.ma.n, n_b: s.mb.n,
                            mean_a: (s.ma.shift + s.ma.rest)::DOUBLE,
                            mean_b: (s.mb.shift + s.mb.rest)::DOUBLE,
@@ -6219,27 +6246,27 @@ CREATE OR REPLACE MACRO ab_summary(rankings, events, arm_col, k := 10, baseline 
                                    ties := 'average', gain := 'linear', log_base := 2,
                                    empty_ideal := 0.0, duplicates := 'error',
                                    event_col := 'event_type', mapping := NULL, collapse := 'max',
-                                   time_col := NULL, unknown := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                   time_col := NULL, unknown := 'error', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_ab_names AS (
     -- the table's name for the message below, taken where no column is in scope (a bare name
     -- would otherwise bind as a column of the rows)
-    SELECT _ndcg_table_name(rankings, _duckdb_ndcg_de4a2e00d9 := true) AS _rankings_name
+    SELECT _ndcg_table_name(rankings, _duckdb_ndcg_428ef714e4 := true) AS _rankings_name
 ),
 _ndcg_ab_rows AS (
     SELECT *, COLUMNS(lambda c: c = arm_col)::VARCHAR AS _arm
     FROM (
-        SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true) AS _ndcg
+        SELECT unnest(_key), _k AS k, _ndcg_checked_score(ndcg, _key, _k, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS _ndcg
         FROM _ndcg_report_rows(rankings, events, k := k,
-                               slice_by := list_concat(_ndcg_slice_list(slice_by, _duckdb_ndcg_de4a2e00d9 := true), [arm_col]),
+                               slice_by := list_concat(_ndcg_slice_list(slice_by, _duckdb_ndcg_428ef714e4 := true), [arm_col]),
                                query_col := query_col, item_col := item_col,
                                position_col := position_col, score_col := score_col, ties := ties,
                                gain := gain, log_base := log_base, empty_ideal := empty_ideal,
                                duplicates := duplicates, event_col := event_col,
-                               mapping := _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), collapse := collapse,
+                               mapping := _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), collapse := collapse,
                                time_col := time_col, unknown := unknown, metrics := ['ndcg'],
                                threshold := 1, max_grade := 'mapping', judged := false,
                                value_col := 'value', value_grades := NULL, bucket := NULL,
-                               start := NULL, stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true)
+                               start := NULL, stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true)
     )
 ),
 _ndcg_ab_arms AS (
@@ -6260,7 +6287,7 @@ _ndcg_ab_tests AS (
     SELECT COLUMNS(lambda c: c NOT IN [query_col, arm_col, '_ndcg', '_arm', '_treatment']),
            _treatment AS arm,
            -- shift 0: NDCG lies in [0, 1]; streamed sums, no list per arm
-           welch_ttest(_ndcg, _arm = _treatment, conf := conf, shift := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS _w
+           welch_ttest(_ndcg, _arm = _treatment, conf := conf, shift := 0.0, _duckdb_ndcg_428ef714e4 := true) AS _w
     FROM _ndcg_ab_rows JOIN _ndcg_ab_arms ON _arm IN (_treatment, baseline::VARCHAR)
     GROUP BY ALL
 ),
@@ -6276,8 +6303,8 @@ SELECT COLUMNS(lambda c: c NOT IN ['_w', 'p_value', 'p_adjusted', 'reject', 'arm
        CASE WHEN correction = 'none' THEN p_value <= alpha ELSE reject END AS reject,
        'welch' AS test, correction::VARCHAR AS correction
 FROM p_adjust('_ndcg_ab_p', p_col := 'p_value',
-              method := _ndcg_correction_method(correction, _duckdb_ndcg_de4a2e00d9 := true),
-              alpha := alpha, _duckdb_ndcg_de4a2e00d9 := true)
+              method := _ndcg_correction_method(correction, _duckdb_ndcg_428ef714e4 := true),
+              alpha := alpha, _duckdb_ndcg_428ef714e4 := true)
 ORDER BY ALL{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -6301,14 +6328,14 @@ COMMENT ON MACRO TABLE ab_summary IS 'duckdb_ndcg: ab_summary(rankings, events, 
 -- 'no item', 'no query': viewedObjectIDs and clickedObjectIDs carry no queryID, 'no position':
 -- the queryID is not in the responses log, 'never shown'); each object is counted once.
 -- Example: CREATE VIEW events AS SELECT * FROM algolia_events('responses', 'insights_events');
-CREATE OR REPLACE MACRO algolia_events(responses_tbl, events_tbl, event_types := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO algolia_events(responses_tbl, events_tbl, event_types := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_algolia_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_algolia_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
 FROM _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types := event_types,
-                                shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty log skips the other one)
@@ -6330,8 +6357,8 @@ COMMENT ON MACRO TABLE algolia_events IS 'duckdb_ndcg: algolia_events(responses_
 -- hits (1 = first), as the Insights API numbers clicks. A page > 0 without hitsPerPage, or a
 -- negative page, is an error naming them. search_term (query) and index_name are slices.
 -- Example: CREATE VIEW shown AS SELECT * FROM algolia_rankings('responses');
-CREATE OR REPLACE MACRO algolia_rankings(responses_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
-SELECT * FROM _ndcg_algolia_shown(responses_tbl, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO algolia_rankings(responses_tbl, _duckdb_ndcg_428ef714e4 := true) AS TABLE
+SELECT * FROM _ndcg_algolia_shown(responses_tbl, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO TABLE algolia_rankings IS 'duckdb_ndcg: algolia_rankings(responses_tbl)'{% endraw %}{%- endset -%}
@@ -6344,15 +6371,15 @@ COMMENT ON MACRO TABLE algolia_rankings IS 'duckdb_ndcg: algolia_rankings(respon
 -- reason: 'unknown event', 'no item', 'no query', 'no position' (queryID not in the responses
 -- log), 'never shown' (the search's hits lack the object).
 -- Example: SELECT reason, count(*) FROM algolia_unattributed('responses', 'insights_events') GROUP BY ALL;
-CREATE OR REPLACE MACRO algolia_unattributed(responses_tbl, events_tbl, event_types := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+CREATE OR REPLACE MACRO algolia_unattributed(responses_tbl, events_tbl, event_types := NULL, _duckdb_ndcg_428ef714e4 := true)
 AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_algolia_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_algolia_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT query_id, item_id, event_type, event_name, event_at, user_id, value, reason
 FROM _ndcg_algolia_interactions(responses_tbl, events_tbl, event_types := event_types,
-                                shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty log skips the other one)
@@ -6381,14 +6408,14 @@ COMMENT ON MACRO TABLE algolia_unattributed IS 'duckdb_ndcg: algolia_unattribute
 -- differences equal gives the interval [mean_diff, mean_diff].
 -- A NaN or infinite b - a (neither NULL) is an error counting such rows (_ndcg_checked_finite).
 -- Example: SELECT unnest(bootstrap_ci(ndcg_b, ndcg_a, conf := 0.9)) FROM per_query;
-CREATE OR REPLACE MACRO bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42, _duckdb_ndcg_de4a2e00d9 := true) AS
+CREATE OR REPLACE MACRO bootstrap_ci(b, a, conf := 0.95, resamples := 2000, seed := 42, _duckdb_ndcg_428ef714e4 := true) AS
 list_transform(
     [{d: list_sort(coalesce(list((b - a)::DOUBLE) FILTER (WHERE b - a IS NOT NULL), []::DOUBLE[])),
-      r: _ndcg_checked_resamples(resamples, _duckdb_ndcg_de4a2e00d9 := true), seed: _ndcg_checked_seed(seed, _duckdb_ndcg_de4a2e00d9 := true),
-      conf: _ndcg_checked_conf(conf, _duckdb_ndcg_de4a2e00d9 := true),
+      r: _ndcg_checked_resamples(resamples, _duckdb_ndcg_428ef714e4 := true), seed: _ndcg_checked_seed(seed, _duckdb_ndcg_428ef714e4 := true),
+      conf: _ndcg_checked_conf(conf, _duckdb_ndcg_428ef714e4 := true),
       dropped: count(*) - count(b - a)
                + _ndcg_checked_finite(count(*) FILTER (WHERE NOT isfinite(b - a)),
-                                      'bootstrap_ci', 'b and a', _duckdb_ndcg_de4a2e00d9 := true)}],
+                                      'bootstrap_ci', 'b and a', _duckdb_ndcg_428ef714e4 := true)}],
     lambda s: list_transform(
         -- the resample means in chunks of about 65,536 draws (c resamples of n), appended one
         -- chunk at a time by list_reduce: memory holds the means and one chunk, not a list of
@@ -6405,12 +6432,12 @@ list_transform(
                      range(first[1]::BIGINT, least(first[1]::BIGINT + c, s.r + 1)),
                      lambda r: list_avg(list_transform(
                          range(1, len(s.d) + 1),
-                         lambda i: s.d[(_ndcg_draw(s.seed, r, i, _duckdb_ndcg_de4a2e00d9 := true) % len(s.d)::UBIGINT)::BIGINT
+                         lambda i: s.d[(_ndcg_draw(s.seed, r, i, _duckdb_ndcg_428ef714e4 := true) % len(s.d)::UBIGINT)::BIGINT
                                        + 1]))))))[1])
          END],
         lambda means: {n: len(s.d)::BIGINT, mean_diff: list_avg(s.d)::DOUBLE,
-                       ci_low: _ndcg_sorted_quantile(means, (1.0 - s.conf) / 2.0, _duckdb_ndcg_de4a2e00d9 := true)::DOUBLE,
-                       ci_high: _ndcg_sorted_quantile(means, (1.0 + s.conf) / 2.0, _duckdb_ndcg_de4a2e00d9 := true)::DOUBLE,
+                       ci_low: _ndcg_sorted_quantile(means, (1.0 - s.conf) / 2.0, _duckdb_ndcg_428ef714e4 := true)::DOUBLE,
+                       ci_high: _ndcg_sorted_quantile(means, (1.0 + s.conf) / 2.0, _duckdb_ndcg_428ef714e4 := true)::DOUBLE,
                        dropped: s.dropped})[1])[1]{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -6430,40 +6457,40 @@ COMMENT ON MACRO bootstrap_ci IS 'duckdb_ndcg: bootstrap_ci(b, a, conf := 0.95, 
 --   empty_ideal  result when R = 0 (0.0; NULL skips the query in avg()).
 -- Example: SELECT avg(b) FROM (SELECT bpref(rel, rnk) AS b FROM judged_run GROUP BY query_id);
 CREATE OR REPLACE MACRO bpref(rel, rnk, threshold := 1, ties := 'average', tie_key := NULL,
-                              empty_ideal := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
+                              empty_ideal := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
 _ndcg_empty(
     CASE
         WHEN ties = 'key' THEN
             list_transform(
-                [{rel: (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)).in_order,
+                [{rel: (_ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)).in_order,
                   non: (_ndcg_relevant_ranking(
-                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true) = 0
-                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)).in_order}],
+                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true) = 0
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)).in_order}],
                 -- one tie group per position: the groups' counts come from the same merge
                 lambda h: _ndcg_bpref_sum(
                     _ndcg_tie_groups({
                         m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
                         rows: list_transform(list_filter(range(1, len(h.rel) + 1),
                                                          lambda i: h.rel[i] = 1),
-                                             lambda i: {r: i, g: 1.0})}, _duckdb_ndcg_de4a2e00d9 := true),
+                                             lambda i: {r: i, g: 1.0})}, _duckdb_ndcg_428ef714e4 := true),
                     _ndcg_tie_groups({
                         m: len(h.rel), keys: range(1, len(h.rel) + 1), straddle: NULL,
                         rows: list_transform(list_filter(range(1, len(h.rel) + 1),
                                                          lambda i: h.non[i] = 1),
-                                             lambda i: {r: i, g: 1.0})}, _duckdb_ndcg_de4a2e00d9 := true),
-                    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)),
-                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true) = 0), _duckdb_ndcg_de4a2e00d9 := true))[1]
+                                             lambda i: {r: i, g: 1.0})}, _duckdb_ndcg_428ef714e4 := true),
+                    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)),
+                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true) = 0), _duckdb_ndcg_428ef714e4 := true))[1]
         ELSE
             list_transform(
-                [{rel: _ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true),
+                [{rel: _ndcg_relevant_ranking(rel, rnk, NULL, threshold, ties, tie_key, _duckdb_ndcg_428ef714e4 := true),
                   non: _ndcg_relevant_ranking(
-                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true) = 0
-                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)}],
+                           CASE WHEN rel IS NOT NULL AND _ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true) = 0
+                                THEN 1 ELSE 0 END, rnk, NULL, 1, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)}],
                 lambda r: _ndcg_bpref_sum(
-                    r.rel.groups, r.non.groups, sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)),
-                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true) = 0), _duckdb_ndcg_de4a2e00d9 := true))[1]
-    END / sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)),
-    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                    r.rel.groups, r.non.groups, sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)),
+                    count(rel) FILTER (WHERE _ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true) = 0), _duckdb_ndcg_428ef714e4 := true))[1]
+    END / sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)),
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO bpref IS 'duckdb_ndcg: bpref(rel, rnk, threshold := 1, ties := ''average'', tie_key := NULL, empty_ideal := 0.0)'{% endraw %}{%- endset -%}
@@ -6476,11 +6503,11 @@ COMMENT ON MACRO bpref IS 'duckdb_ndcg: bpref(rel, rnk, threshold := 1, ties := 
 -- for each of its positions up to k.
 -- Example: SELECT query_id, cg(rel, rnk, 6) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO cg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
-                           negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_de4a2e00d9 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+                           negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_428ef714e4 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
     _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k := k, gain := gain,
               ties := ties, tie_key := tie_key, weight := 'none', param := NULL,
-              negative := negative, _duckdb_ndcg_de4a2e00d9 := true)
+              negative := negative, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -6541,13 +6568,13 @@ CREATE OR REPLACE MACRO click_grades(events_tbl, model := 'coec', query_col := '
                                      session_col := NULL, click_col := 'click',
                                      action_col := NULL, time_col := NULL, start_date := NULL,
                                      end_date := NULL, max_rank := 20, bins := NULL,
-                                     min_impressions := 0, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                     min_impressions := 0, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_log AS (
     SELECT * FROM _ndcg_click_log(events_tbl, query_col := query_col, item_col := item_col,
                                   position_col := position_col, session_col := session_col,
                                   click_col := click_col, action_col := action_col,
                                   time_col := time_col, start_date := start_date,
-                                  end_date := end_date, max_rank := max_rank, _duckdb_ndcg_de4a2e00d9 := true)
+                                  end_date := end_date, max_rank := max_rank, _duckdb_ndcg_428ef714e4 := true)
     WHERE model IN ('coec', 'ctr', 'dctr')
 ),
 _ndcg_counted AS (
@@ -6570,7 +6597,7 @@ _ndcg_pages AS (
                            click_col := click_col, action_col := action_col,
                            time_col := time_col, start_date := start_date,
                            end_date := end_date, max_rank := max_rank,
-                           needed_by := 'model := ''' || model || '''', _duckdb_ndcg_de4a2e00d9 := true)
+                           needed_by := 'model := ''' || model || '''', _duckdb_ndcg_428ef714e4 := true)
     WHERE model IN ('cascade', 'sdbn')
 ),
 _ndcg_paged AS (
@@ -6615,7 +6642,7 @@ _ndcg_graded AS (
                    position_col := position_col, session_col := session_col,
                    click_col := click_col, action_col := action_col, time_col := time_col,
                    start_date := start_date, end_date := end_date, max_rank := max_rank,
-                   needed_by := 'model := ''' || model || '''', _duckdb_ndcg_de4a2e00d9 := true)
+                   needed_by := 'model := ''' || model || '''', _duckdb_ndcg_428ef714e4 := true)
     WHERE model = 'pbm'
     GROUP BY _q, _d
     UNION ALL
@@ -6624,7 +6651,7 @@ _ndcg_graded AS (
                    position_col := position_col, session_col := session_col,
                    click_col := click_col, action_col := action_col, time_col := time_col,
                    start_date := start_date, end_date := end_date, max_rank := max_rank,
-                   needed_by := 'model := ''' || model || '''', _duckdb_ndcg_de4a2e00d9 := true)
+                   needed_by := 'model := ''' || model || '''', _duckdb_ndcg_428ef714e4 := true)
     WHERE model = 'dbn'
 )
 SELECT * FROM (
@@ -6646,7 +6673,7 @@ SELECT _q AS query_id, _d AS item_id,
                      || 'ascending order, got ' || bins::VARCHAR)
            WHEN _unseen THEN
                error('duckdb_ndcg: (' || _q::VARCHAR || ', ' || _d::VARCHAR || ') of '
-                     || _ndcg_table_name(events_tbl, _duckdb_ndcg_de4a2e00d9 := true) || ' has more clicks (' || _clks
+                     || _ndcg_table_name(events_tbl, _duckdb_ndcg_428ef714e4 := true) || ' has more clicks (' || _clks
                      || ') than impressions (' || _imps || '); model := ''' || model
                      || ''' needs an impression per click')
            -- (0 / 0 of 'ctr' where a pair has only other actions: left out, no support)
@@ -6675,12 +6702,12 @@ COMMENT ON MACRO TABLE click_grades IS 'duckdb_ndcg: click_grades(events_tbl, mo
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT query_id, f1_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                tie_key := NULL, empty_ideal := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
 _ndcg_empty(
-    coalesce(2.0 * _ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true), rnk, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)
-             / nullif(coalesce(_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), count(rnk)) + sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)),
+    coalesce(2.0 * _ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true), rnk, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)
+             / nullif(coalesce(_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), count(rnk)) + sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)),
                       0), 0.0),
-    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO f1_at_k IS 'duckdb_ndcg: f1_at_k(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
@@ -6692,9 +6719,9 @@ COMMENT ON MACRO f1_at_k IS 'duckdb_ndcg: f1_at_k(rel, rnk, k := NULL, threshold
 -- when nothing was returned. With ties = 'average' a tie group straddling k counts its expected
 -- share of judged rows; 'key': tie_key descending.
 -- Example: SELECT avg(j) FROM (SELECT judged_at_k(rel, rnk, 10) AS j FROM judged_run GROUP BY query_id);
-CREATE OR REPLACE MACRO judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
-coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)
-         / nullif(least(_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO judged_at_k(rel, rnk, k := NULL, ties := 'average', tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
+coalesce(_ndcg_ranked_count(CASE WHEN rel IS NULL THEN 0 ELSE 1 END, rnk, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)
+         / nullif(least(_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO judged_at_k IS 'duckdb_ndcg: judged_at_k(rel, rnk, k := NULL, ties := ''average'', tie_key := NULL) -> DOUBLE  [aggregate]'{% endraw %}{%- endset -%}
@@ -6722,9 +6749,9 @@ COMMENT ON MACRO judged_at_k IS 'duckdb_ndcg: judged_at_k(rel, rnk, k := NULL, t
 --            ranx's is cut at the run's length): write the canonical label or pass the grammar.
 -- A bad string is a one-line error naming it (for an unknown name, the closest known names).
 -- Example: SELECT measure, metric, k FROM parse_measures('nDCG@10 P(rel=2)@5 MRR ndcg_cut.5,10');
-CREATE OR REPLACE MACRO parse_measures(text, grammar := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO parse_measures(text, grammar := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_names AS MATERIALIZED (
-    SELECT * FROM _ndcg_measure_names(_duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM _ndcg_measure_names(_duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_specs AS MATERIALIZED (
     SELECT {name: name, metric: metric, params: params, at_param: at_param, summary: summary}
@@ -6915,7 +6942,7 @@ _ndcg_ranx_requests AS (
         WHEN name IS NULL THEN NULL
         WHEN note IS NOT NULL THEN note
         WHEN level IS NOT NULL AND NOT regexp_matches(level[3:], '^-?[0-9]+$') THEN
-            '-l must be a whole grade, got ' || _ndcg_measure_quote(level[3:], _duckdb_ndcg_de4a2e00d9 := true)
+            '-l must be a whole grade, got ' || _ndcg_measure_quote(level[3:], _duckdb_ndcg_428ef714e4 := true)
         WHEN spec_name = 'SetF' AND at_text IS NOT NULL THEN
             'f1@k is not computed (ir_measures has no F@k); f1 without @k is SetF'
         WHEN spec_name = 'Success' AND at_text IS NULL THEN
@@ -6935,7 +6962,7 @@ _ndcg_ranx_requests AS (
 ),
 _ndcg_built AS MATERIALIZED (
     SELECT *, CASE WHEN kind IS NULL THEN _ndcg_measure_from(part, spec, ps, min_grade,
-                                                             full_ideal, summary, rounding, _duckdb_ndcg_de4a2e00d9 := true) END
+                                                             full_ideal, summary, rounding, _duckdb_ndcg_428ef714e4 := true) END
                   AS built
     FROM (SELECT * FROM _ndcg_ir_requests
           UNION ALL BY NAME SELECT * FROM _ndcg_trec_requests
@@ -6952,7 +6979,7 @@ _ndcg_readings AS (
             arg_min({kind: coalesce(kind, 'error'),
                      error: CASE WHEN kind = 'unknown' THEN NULL
                                  WHEN kind IS NULL THEN built.error
-                                 ELSE 'measure ' || _ndcg_measure_quote(part, _duckdb_ndcg_de4a2e00d9 := true) || ': ' || error
+                                 ELSE 'measure ' || _ndcg_measure_quote(part, _duckdb_ndcg_428ef714e4 := true) || ': ' || error
                             END},
                    [part_order, value_order])
                 FILTER (WHERE kind IS NOT NULL OR built.error IS NOT NULL)
@@ -6997,7 +7024,7 @@ _ndcg_token_results AS MATERIALIZED (
              OR count(*) FILTER (WHERE r.reading.kind = 'ok') = 0 THEN
             arg_min(r.reading, r.grammar_order)
                 FILTER (WHERE r.reading.kind NOT IN ('unknown', 'error'))
-        ELSE {kind: 'ambiguous', error: 'measure ' || _ndcg_measure_quote(r.token, _duckdb_ndcg_de4a2e00d9 := true)
+        ELSE {kind: 'ambiguous', error: 'measure ' || _ndcg_measure_quote(r.token, _duckdb_ndcg_428ef714e4 := true)
                   || ' is ambiguous (' || string_agg(r.family || ': ' || CASE
                       WHEN r.reading.kind = 'ok'
                       THEN array_to_string(list_transform(r.reading.ms, lambda m: m.measure), ' ')
@@ -7012,13 +7039,13 @@ _ndcg_checks AS (
     SELECT CASE
         WHEN grammar IS NOT NULL AND grammar NOT IN ('ir_measures', 'trec_eval', 'ranx') THEN
             error('duckdb_ndcg: grammar must be ''ir_measures'', ''trec_eval'' or ''ranx'', got '
-                  || _ndcg_measure_quote(grammar::VARCHAR, _duckdb_ndcg_de4a2e00d9 := true))
+                  || _ndcg_measure_quote(grammar::VARCHAR, _duckdb_ndcg_428ef714e4 := true))
         WHEN (SELECT count(*) FROM _ndcg_tokens) = 0 THEN
             error('duckdb_ndcg: measures must name at least one measure, got '
-                  || coalesce(_ndcg_measure_quote(text::VARCHAR, _duckdb_ndcg_de4a2e00d9 := true), 'NULL'))
+                  || coalesce(_ndcg_measure_quote(text::VARCHAR, _duckdb_ndcg_428ef714e4 := true), 'NULL'))
         WHEN count(*) FILTER (WHERE reading.kind <> 'ok') > 0 THEN
             error('duckdb_ndcg: ' || arg_min(CASE
-                WHEN reading.kind = 'unknown' THEN 'unknown measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_de4a2e00d9 := true)
+                WHEN reading.kind = 'unknown' THEN 'unknown measure ' || _ndcg_measure_quote(token, _duckdb_ndcg_428ef714e4 := true)
                     || coalesce('; closest: ' || (SELECT names FROM _ndcg_closest AS c
                                                   WHERE c.pos = _ndcg_token_results.pos), '')
                 ELSE reading.error END, pos) FILTER (WHERE reading.kind <> 'ok'))
@@ -7048,9 +7075,9 @@ COMMENT ON MACRO TABLE parse_measures IS 'duckdb_ndcg: parse_measures(text, gram
 -- number of returned rows. With ties = 'average' a tie group straddling k counts its mean.
 -- Example: SELECT query_id, precision_at_k(rel, rnk, 3) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                                  tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
-coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true), rnk, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)
-         / nullif(coalesce(_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
+                                  tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
+coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true), rnk, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)
+         / nullif(coalesce(_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), count(rnk)), 0), 0.0){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO precision_at_k IS 'duckdb_ndcg: precision_at_k(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL) -> DOUBLE'{% endraw %}{%- endset -%}
@@ -7066,13 +7093,13 @@ COMMENT ON MACRO precision_at_k IS 'duckdb_ndcg: precision_at_k(rel, rnk, k := N
 --   empty_ideal  result when the group has no relevant judged row (0.0; NULL skips it in avg()).
 -- Example: SELECT query_id, recall_at_k(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := 'average',
-                               tie_key := NULL, denominator := 'relevant', empty_ideal := 0.0, _duckdb_ndcg_de4a2e00d9 := true) AS
+                               tie_key := NULL, denominator := 'relevant', empty_ideal := 0.0, _duckdb_ndcg_428ef714e4 := true) AS
 _ndcg_empty(
-    coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true), rnk, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)
+    coalesce(_ndcg_ranked_count(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true), rnk, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)
              / nullif(_ndcg_denominator(denominator, ['relevant', 'min_k'],
-                                        sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true),
-                                        NULL, _duckdb_ndcg_de4a2e00d9 := true), 0), 0.0),
-    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_de4a2e00d9 := true)), empty_ideal, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                                        sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true),
+                                        NULL, _duckdb_ndcg_428ef714e4 := true), 0), 0.0),
+    sum(_ndcg_relevant(rel, threshold, _duckdb_ndcg_428ef714e4 := true)), empty_ideal, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO recall_at_k IS 'duckdb_ndcg: recall_at_k(rel, rnk, k := NULL, threshold := 1, ties := ''average'', tie_key := NULL,'{% endraw %}{%- endset -%}
@@ -7095,9 +7122,9 @@ COMMENT ON MACRO recall_at_k IS 'duckdb_ndcg: recall_at_k(rel, rnk, k := NULL, t
 -- Example: SELECT * FROM measures_report('judged_run', 'nDCG@10 P(rel=2)@5 RR AP@100');
 CREATE OR REPLACE MACRO measures_report(tbl, measures, grammar := NULL,
                                         query_col := 'query_id', item_col := 'item_id',
-                                        rel_col := 'rel', rnk_col := 'rnk', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                        rel_col := 'rel', rnk_col := 'rnk', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_wanted AS MATERIALIZED (
-    SELECT * FROM parse_measures(measures, grammar := grammar, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT * FROM parse_measures(measures, grammar := grammar, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_judged AS (
     SELECT COLUMNS(lambda c: c = query_col) AS _q,
@@ -7109,7 +7136,7 @@ _ndcg_judged AS (
 _ndcg_checks AS MATERIALIZED (
     -- the input rules of run_report: rel and rnk numbers, no NULL query
     SELECT CASE
-               WHEN _ndcg_run_columns_error(tbl, rel_col, rnk_col, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL THEN NULL
+               WHEN _ndcg_run_columns_error(tbl, rel_col, rnk_col, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL THEN NULL
                WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
                    error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
            END AS _failed
@@ -7135,44 +7162,44 @@ SELECT query_id, w.measure, value::DOUBLE AS value
 FROM (
     SELECT _q AS query_id, position,
            ndcg(r, n, k := k, gain := gain, ties := 'key', tie_key := _i,
-                full_ideal := full_ideal, negative := 'zero', _duckdb_ndcg_de4a2e00d9 := true) AS value
+                full_ideal := full_ideal, negative := 'zero', _duckdb_ndcg_428ef714e4 := true) AS value
     FROM _ndcg_rows WHERE metric = 'ndcg' GROUP BY _q, position, k, gain, full_ideal
     UNION ALL
     SELECT _q, position,
-           precision_at_k(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+           precision_at_k(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'precision_at_k' GROUP BY _q, position, k, t
     UNION ALL
     SELECT _q, position,
-           recall_at_k(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+           recall_at_k(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'recall_at_k' GROUP BY _q, position, k, t
     UNION ALL
     SELECT _q, position,
-           f1_at_k(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+           f1_at_k(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'f1_at_k' GROUP BY _q, position, k, t
     UNION ALL
     SELECT _q, position,
-           average_precision(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+           average_precision(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'average_precision' GROUP BY _q, position, k, t
     UNION ALL
     SELECT _q, position,
-           reciprocal_rank(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+           reciprocal_rank(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'reciprocal_rank' GROUP BY _q, position, k, t
     UNION ALL
     SELECT _q, position,
-           hit_rate(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+           hit_rate(r, n, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'hit_rate' GROUP BY _q, position, k, t
     UNION ALL
-    SELECT _q, position, r_precision(r, n, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT _q, position, r_precision(r, n, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'r_precision' GROUP BY _q, position, t
     UNION ALL
-    SELECT _q, position, bpref(r, n, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT _q, position, bpref(r, n, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'bpref' GROUP BY _q, position, t
     UNION ALL
-    SELECT _q, position, judged_at_k(r, n, k := k, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT _q, position, judged_at_k(r, n, k := k, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'judged_at_k' GROUP BY _q, position, k
     UNION ALL
     SELECT _q, position,
-           rbp(r, n, p := p, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_de4a2e00d9 := true)
+           rbp(r, n, p := p, k := k, threshold := t, ties := 'key', tie_key := _i, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'rbp' GROUP BY _q, position, p, k, t
     UNION ALL
     -- the counts and the set measures of trec_eval
@@ -7215,7 +7242,7 @@ FROM (
     SELECT _q, position, _ndcg_trec_infap(
         coalesce(list(CASE WHEN r IS NOT NULL THEN trunc(r)::BIGINT ELSE -1 END
                       ORDER BY n ASC, _i DESC) FILTER (WHERE n IS NOT NULL), []::BIGINT[]),
-        count(*) FILTER (WHERE r >= t), t, _duckdb_ndcg_de4a2e00d9 := true)
+        count(*) FILTER (WHERE r >= t), t, _duckdb_ndcg_428ef714e4 := true)
     FROM _ndcg_rows WHERE metric = 'infap' GROUP BY _q, position, t
 ) AS v JOIN _ndcg_wanted AS w USING (position)
 ORDER BY query_id, position{% endraw %}{%- endset -%}
@@ -7255,7 +7282,7 @@ CREATE OR REPLACE MACRO compare_measures(rankings_a, rankings_b, events, measure
                                          collapse := 'max', time_col := NULL, unknown := 'error',
                                          value_col := 'value', value_grades := NULL,
                                          bucket := NULL, start := NULL, stop := NULL,
-                                         rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                         rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_run_a AS (
     SELECT * FROM _ndcg_judged_rows(rankings_a, events, slice_by := slice_by,
                                     query_col := query_col, item_col := item_col,
@@ -7265,7 +7292,7 @@ WITH _ndcg_run_a AS (
                                     collapse := collapse, time_col := time_col, unknown := unknown,
                                     value_col := value_col, value_grades := value_grades,
                                     bucket := bucket, start := start, stop := stop,
-                                    rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+                                    rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_run_b AS (
     SELECT * FROM _ndcg_judged_rows(rankings_b, events, slice_by := slice_by,
@@ -7276,7 +7303,7 @@ _ndcg_run_b AS (
                                     collapse := collapse, time_col := time_col, unknown := unknown,
                                     value_col := value_col, value_grades := value_grades,
                                     bucket := bucket, start := start, stop := stop,
-                                    rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+                                    rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_runs AS (
     -- both judged runs in one table, each query's key tagged with its ranker, so that one
@@ -7299,7 +7326,7 @@ _ndcg_compared AS (
                count(*) = 2 AS _in, measure AS _what, NULL::DOUBLE AS _judged_a,
                NULL::DOUBLE AS _judged_b
         FROM measures_report('_ndcg_runs', measures, grammar := grammar, query_col := '_key',
-                             item_col := '_i', _duckdb_ndcg_de4a2e00d9 := true)
+                             item_col := '_i', _duckdb_ndcg_428ef714e4 := true)
         GROUP BY query_id.key, measure
     )
 )
@@ -7307,9 +7334,9 @@ _ndcg_compared AS (
 SELECT * EXCLUDE (queries_filled, judged_a, judged_b, _ndcg_position)
 FROM _ndcg_paired_summary('_ndcg_compared', query_col := query_col, test := test, conf := conf,
                           correction := correction, alpha := alpha, eps := eps,
-                          resamples := resamples, seed := seed, _duckdb_ndcg_de4a2e00d9 := true)
+                          resamples := resamples, seed := seed, _duckdb_ndcg_428ef714e4 := true)
 JOIN (SELECT measure, position AS _ndcg_position
-      FROM parse_measures(measures, grammar := grammar, _duckdb_ndcg_de4a2e00d9 := true)) USING (measure)
+      FROM parse_measures(measures, grammar := grammar, _duckdb_ndcg_428ef714e4 := true)) USING (measure)
 ORDER BY COLUMNS(lambda c: c NOT IN ['measure', 'queries', 'mean_a', 'mean_b', 'mean_diff',
                                      'ci_low', 'ci_high', 'p_value', 'p_adjusted', 'reject',
                                      'test', 'correction', 'wins', 'ties', 'losses',
@@ -7346,7 +7373,7 @@ CREATE OR REPLACE MACRO compare_rankers(rankings_a, rankings_b, events, k := 10,
                                         empty_ideal := 0.0, duplicates := 'error',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
-                                        unknown := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                        unknown := 'error', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_pairs AS (
     SELECT *, json_merge_patch(to_json(_key), json_object(query_col, NULL))::VARCHAR AS _slice
     FROM _ndcg_compare_pairs(rankings_a, rankings_b, events, k := k, slice_by := slice_by,
@@ -7356,7 +7383,7 @@ WITH _ndcg_pairs AS (
                              log_base := log_base, empty_ideal := empty_ideal,
                              duplicates := duplicates, event_col := event_col, mapping := mapping,
                              collapse := collapse, time_col := time_col, unknown := unknown,
-                             judged := false, _duckdb_ndcg_de4a2e00d9 := true)
+                             judged := false, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_totals AS (
     -- one hash aggregate per (slice, cutoff) for every count: the rows the query set leaves
@@ -7427,12 +7454,12 @@ CREATE OR REPLACE MACRO compare_summary(rankings_a, rankings_b, events, k := 10,
                                         empty_ideal := 0.0, duplicates := 'error',
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
-                                        unknown := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+                                        unknown := 'error', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 WITH _ndcg_compared AS (
     -- the per-query pairs of NDCG@k, as _ndcg_paired_summary reads them
     SELECT unnest(_key), _k AS k,
-           _ndcg_checked_score(ndcg_a, _key, _k, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true) AS _ndcg_a,
-           _ndcg_checked_score(ndcg_b, _key, _k, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true) AS _ndcg_b,
+           _ndcg_checked_score(ndcg_a, _key, _k, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS _ndcg_a,
+           _ndcg_checked_score(ndcg_b, _key, _k, empty_ideal, _duckdb_ndcg_428ef714e4 := true) AS _ndcg_b,
            filled AS _filled, _in, _key AS _qkey,
            _k AS _what,
            judged_a AS _judged_a, judged_b AS _judged_b
@@ -7443,12 +7470,12 @@ WITH _ndcg_compared AS (
                              log_base := log_base, empty_ideal := empty_ideal,
                              duplicates := duplicates, event_col := event_col,
                              mapping := mapping, collapse := collapse, time_col := time_col,
-                             unknown := unknown, judged := true, _duckdb_ndcg_de4a2e00d9 := true)
+                             unknown := unknown, judged := true, _duckdb_ndcg_428ef714e4 := true)
 )
 SELECT *
 FROM _ndcg_paired_summary('_ndcg_compared', query_col := query_col, test := test, conf := conf,
                           correction := correction, alpha := alpha, eps := eps,
-                          resamples := resamples, seed := seed, _duckdb_ndcg_de4a2e00d9 := true)
+                          resamples := resamples, seed := seed, _duckdb_ndcg_428ef714e4 := true)
 ),
 -- the measures overload (measures := 'nDCG@10 P@5'): compare_measures' rows
 (rankings_a, rankings_b, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
@@ -7457,22 +7484,22 @@ FROM _ndcg_paired_summary('_ndcg_compared', query_col := query_col, test := test
  item_col := 'item_id', position_col := 'position', score_col := NULL, ties := 'average',
  gain := 'linear', log_base := 2, empty_ideal := 0.0, duplicates := 'error',
  event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
- unknown := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+ unknown := 'error', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 SELECT * FROM compare_measures(
     rankings_a, rankings_b, events,
     -- an option the measures do not read, given: an error naming it
     _ndcg_measures_only(measures, [
-        _ndcg_unless_default('k', k, ['10', '[10]'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('query_set', query_set, ['both'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('missing', missing, ['zero'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('duplicates', duplicates, ['error'], _duckdb_ndcg_de4a2e00d9 := true)], _duckdb_ndcg_de4a2e00d9 := true),
+        _ndcg_unless_default('k', k, ['10', '[10]'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('query_set', query_set, ['both'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('missing', missing, ['zero'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('duplicates', duplicates, ['error'], _duckdb_ndcg_428ef714e4 := true)], _duckdb_ndcg_428ef714e4 := true),
     grammar := grammar, slice_by := slice_by, test := test, conf := conf,
     correction := correction, alpha := alpha, eps := eps, resamples := resamples, seed := seed,
     query_col := query_col, item_col := item_col, position_col := position_col,
     score_col := score_col, ties := ties, gain := gain, event_col := event_col,
-    mapping := mapping, collapse := collapse, time_col := time_col, unknown := unknown, _duckdb_ndcg_de4a2e00d9 := true)
+    mapping := mapping, collapse := collapse, time_col := time_col, unknown := unknown, _duckdb_ndcg_428ef714e4 := true)
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -7491,11 +7518,11 @@ COMMENT ON MACRO TABLE compare_summary IS 'duckdb_ndcg: compare_summary(rankings
 --             'key': equal rnk broken by tie_key descending (trec_eval's rule for equal scores).
 -- Example: SELECT query_id, dcg(rel, rnk, 10) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO dcg(rel, rnk, k := NULL, gain := 'linear', ties := 'average', tie_key := NULL,
-                            log_base := 2, negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_de4a2e00d9 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
+                            log_base := 2, negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_428ef714e4 := true) IS NULL AND _ndcg_type_error(rnk, 'rnk', _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
     _ndcg_dcg(TRY_CAST(rel AS DOUBLE), TRY_CAST(rnk AS DOUBLE), k := k, gain := gain,
               ties := ties, tie_key := tie_key, weight := 'log', param := log_base,
-              negative := negative, _duckdb_ndcg_de4a2e00d9 := true)
+              negative := negative, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -7510,11 +7537,11 @@ COMMENT ON MACRO dcg IS 'duckdb_ndcg: dcg(rel, rnk, k := NULL, gain := ''linear'
 --   FROM ranked;
 -- rnk must be a position (1, 2, 3, ...): use row_number() first when it is a score.
 CREATE OR REPLACE MACRO discounted_gain(rel, rnk, gain := 'linear', log_base := 2,
-                                        negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
+                                        negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
 CASE
     WHEN rnk IS NULL OR rnk < 1 OR rnk <> floor(rnk) THEN
         error('duckdb_ndcg: rnk must be a position 1, 2, 3, ..., got ' || coalesce(rnk::VARCHAR, 'NULL'))
-    ELSE _ndcg_gain(rel, gain, negative, _duckdb_ndcg_de4a2e00d9 := true) / _ndcg_discount(rnk, log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    ELSE _ndcg_gain(rel, gain, negative, _duckdb_ndcg_428ef714e4 := true) / _ndcg_discount(rnk, log_base, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -7532,12 +7559,12 @@ COMMENT ON MACRO discounted_gain IS 'duckdb_ndcg: discounted_gain(rel, rnk, gain
 -- Example: SELECT * FROM event_match('shown', 'events');
 CREATE OR REPLACE MACRO event_match(rankings, events, query_col := 'query_id',
                                     item_col := 'item_id', event_col := 'event_type',
-                                    mapping := NULL, sample := 10000, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                    mapping := NULL, sample := 10000, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_graded AS (
     SELECT DISTINCT COLUMNS(lambda c: c = query_col) AS _q, COLUMNS(lambda c: c = item_col) AS _i
     FROM (
         SELECT * FROM query_table(events)
-        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true), _duckdb_ndcg_de4a2e00d9 := true) > 0
+        WHERE _ndcg_event_grade(COLUMNS(lambda c: c = event_col), _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true), _duckdb_ndcg_428ef714e4 := true) > 0
         LIMIT sample
     )
 ),
@@ -7583,7 +7610,7 @@ CREATE OR REPLACE MACRO event_measures(rankings, events, measures, grammar := NU
                                        collapse := 'max', time_col := NULL, unknown := 'error',
                                        value_col := 'value', value_grades := NULL, bucket := NULL,
                                        start := NULL, stop := NULL,
-                                       rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                       rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_event_run AS (
     SELECT * FROM _ndcg_judged_rows(rankings, events, slice_by := slice_by, query_col := query_col,
                                     item_col := item_col, position_col := position_col,
@@ -7592,12 +7619,12 @@ WITH _ndcg_event_run AS (
                                     mapping := mapping, collapse := collapse, time_col := time_col,
                                     unknown := unknown, value_col := value_col,
                                     value_grades := value_grades, bucket := bucket, start := start,
-                                    stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+                                    stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 )
 -- the query key is the struct of the query and its slices: measures_report groups by it
 SELECT unnest(query_id), measure, value
 FROM measures_report('_ndcg_event_run', measures, grammar := grammar, query_col := '_key',
-                     item_col := '_i', _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                     item_col := '_i', _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO TABLE event_measures IS 'duckdb_ndcg: event_measures(rankings, events, measures, grammar := NULL, slice_by := [],'{% endraw %}{%- endset -%}
@@ -7626,13 +7653,13 @@ CREATE OR REPLACE MACRO event_measures_summary(rankings, events, measures, gramm
                                                time_col := NULL, unknown := 'error',
                                                value_col := 'value', value_grades := NULL,
                                                bucket := NULL, start := NULL, stop := NULL,
-                                               rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                               rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT * EXCLUDE (_ndcg_position)
 FROM (
     -- (the summary rule through any_value: GROUP BY ALL does not group a column an aggregate's
     -- CASE reads; each measure has one)
     SELECT COLUMNS(lambda c: c NOT IN (query_col, '_ndcg_key', 'value', '_ndcg_summary')),
-           _ndcg_measure_mean(any_value(_ndcg_summary), value, _ndcg_key, _duckdb_ndcg_de4a2e00d9 := true) AS value,
+           _ndcg_measure_mean(any_value(_ndcg_summary), value, _ndcg_key, _duckdb_ndcg_428ef714e4 := true) AS value,
            count(*) AS queries
     FROM (
         -- the key (slices and query, in that order of importance for the sums' order)
@@ -7644,10 +7671,10 @@ FROM (
                             collapse := collapse, time_col := time_col, unknown := unknown,
                             value_col := value_col, value_grades := value_grades,
                             bucket := bucket, start := start, stop := stop,
-                            rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+                            rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
     ) AS r
     JOIN (SELECT measure, position AS _ndcg_position, summary AS _ndcg_summary
-          FROM parse_measures(measures, grammar := grammar, _duckdb_ndcg_de4a2e00d9 := true)) USING (measure)
+          FROM parse_measures(measures, grammar := grammar, _duckdb_ndcg_428ef714e4 := true)) USING (measure)
     GROUP BY ALL
 )
 -- the slices, then _ndcg_position (the last of the columns kept: never an empty list)
@@ -7703,12 +7730,12 @@ CREATE OR REPLACE MACRO event_relevance(events, query_col := 'query_id', item_co
                                         event_col := 'event_type', mapping := NULL,
                                         collapse := 'max', time_col := NULL,
                                         unknown := 'error', value_col := 'value',
-                                        value_grades := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                        value_grades := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT * FROM _ndcg_event_relevance(events, query_col := query_col, item_col := item_col,
-                                    event_col := event_col, mapping := _ndcg_mapping(mapping, _duckdb_ndcg_de4a2e00d9 := true),
+                                    event_col := event_col, mapping := _ndcg_mapping(mapping, _duckdb_ndcg_428ef714e4 := true),
                                     collapse := collapse, time_col := time_col, unknown := unknown,
                                     value_col := value_col, value_grades := value_grades,
-                                    gain := 'linear', positive_only := false, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                                    gain := 'linear', positive_only := false, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO TABLE event_relevance IS 'duckdb_ndcg: event_relevance(events, query_col := ''query_id'', item_col := ''item_id'', event_col := ''event_type'','{% endraw %}{%- endset -%}
@@ -7742,17 +7769,17 @@ COMMENT ON MACRO TABLE event_relevance IS 'duckdb_ndcg: event_relevance(events, 
 -- Example: CREATE VIEW events AS SELECT * FROM ga4_events('ga4_export', attribution := 'first');
 CREATE OR REPLACE MACRO ga4_events(tbl, attribution := 'last', attribution_window := NULL,
                                    event_types := NULL, position_base := 'auto',
-                                   list_name := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                   list_name := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_ga4_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_ga4_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
 FROM _ndcg_ga4_interactions(tbl, attribution := attribution,
                             attribution_window := attribution_window, event_types := event_types,
                             position_base := position_base, list_name := list_name, searches := NULL,
-                            placed := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                            placed := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -7792,11 +7819,11 @@ COMMENT ON MACRO TABLE ga4_events IS 'duckdb_ndcg: ga4_events(tbl, attribution :
 -- binder error naming it. An item shown twice in one search (on two pages) is two rows, which
 -- ndcg_report refuses unless duplicates := 'allow'.
 -- Example: CREATE VIEW shown AS SELECT * FROM ga4_rankings('ga4_export');
-CREATE OR REPLACE MACRO ga4_rankings(tbl, position_base := 'auto', list_name := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO ga4_rankings(tbl, position_base := 'auto', list_name := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_de4a2e00d9 := true) AS _ok
+    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_428ef714e4 := true) AS _ok
 )
-SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name, _duckdb_ndcg_de4a2e00d9 := true)
+SELECT * FROM _ndcg_ga4_shown(tbl, position_base, list_name, _duckdb_ndcg_428ef714e4 := true)
 -- the options are checked by a branch that always runs (an empty export skips the other one)
 UNION ALL BY NAME
 SELECT NULL::VARCHAR AS query_id FROM _ndcg_options WHERE NOT _ok{% endraw %}{%- endset -%}
@@ -7819,17 +7846,17 @@ COMMENT ON MACRO TABLE ga4_rankings IS 'duckdb_ndcg: ga4_rankings(tbl, position_
 -- Example: SELECT reason, event_name, count(*) FROM ga4_unattributed('ga4_export') GROUP BY ALL;
 CREATE OR REPLACE MACRO ga4_unattributed(tbl, attribution := 'last', attribution_window := NULL,
                                          event_types := NULL, position_base := 'auto',
-                                         list_name := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                         list_name := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_ga4_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_ga4_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
 FROM _ndcg_ga4_interactions(tbl, attribution := attribution,
                             attribution_window := attribution_window, event_types := event_types,
                             position_base := position_base, list_name := list_name, searches := NULL,
-                            placed := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                            placed := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -7844,11 +7871,11 @@ COMMENT ON MACRO TABLE ga4_unattributed IS 'duckdb_ndcg: ga4_unattributed(tbl, a
 -- Ideal DCG@k of a group: the DCG of its judged grades (non-NULL rel) sorted best first, cut at k
 -- (NULL = every judged row).
 -- Example: SELECT query_id, idcg(rel, 10) FROM qrels GROUP BY query_id;
-CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_de4a2e00d9 := true) IS NULL
-          AND _ndcg_grade_error(TRY_CAST(rel AS DOUBLE), gain, negative, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
-    _ndcg_weighted_list(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k, _duckdb_ndcg_de4a2e00d9 := true), gain, _duckdb_ndcg_de4a2e00d9 := true),
-                        _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), 'log', log_base, _duckdb_ndcg_de4a2e00d9 := true)
+CREATE OR REPLACE MACRO idcg(rel, k := NULL, gain := 'linear', log_base := 2, negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN _ndcg_type_error(rel, 'rel', _duckdb_ndcg_428ef714e4 := true) IS NULL
+          AND _ndcg_grade_error(TRY_CAST(rel AS DOUBLE), gain, negative, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
+    _ndcg_weighted_list(_ndcg_ideal_gains(TRY_CAST(rel AS DOUBLE), _ndcg_read_depth(k, _duckdb_ndcg_428ef714e4 := true), gain, _duckdb_ndcg_428ef714e4 := true),
+                        _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), 'log', log_base, _duckdb_ndcg_428ef714e4 := true)
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -7898,7 +7925,7 @@ CREATE OR REPLACE MACRO ips_estimate(logs_tbl, policy_tbl, estimator := 'ips', c
                                      click_col := 'click', propensity_col := 'propensity_score',
                                      probability_col := 'probability',
                                      query_col := NULL, ci := 'none', conf := 0.95,
-                                     resamples := 2000, seed := 42, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                     resamples := 2000, seed := 42, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_read AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = coalesce(query_col, item_col)) AS _key,
            COLUMNS(lambda c: c = item_col) AS _d,
@@ -7958,12 +7985,12 @@ _ndcg_sums AS (
            -- NULL terms (ci 'none') leave bootstrap_ci nothing to draw: NULL bounds
            bootstrap_ci(CASE WHEN ci = 'bootstrap' AND isfinite(_click * _u)
                              THEN _click * _u END,
-                        0, conf := conf, resamples := resamples, seed := seed, _duckdb_ndcg_de4a2e00d9 := true) AS _ci
+                        0, conf := conf, resamples := resamples, seed := seed, _duckdb_ndcg_428ef714e4 := true) AS _ci
     FROM _ndcg_used
     GROUP BY GROUPING SETS ((_p), ())
 ),
 _ndcg_names AS (
-    SELECT _ndcg_table_name(logs_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS _logs_name, _ndcg_table_name(policy_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS _policy_name
+    SELECT _ndcg_table_name(logs_tbl, _duckdb_ndcg_428ef714e4 := true) AS _logs_name, _ndcg_table_name(policy_tbl, _duckdb_ndcg_428ef714e4 := true) AS _policy_name
 ),
 _ndcg_valued AS (
     SELECT _p, _rows, _covered, _ctr,
@@ -8063,7 +8090,7 @@ COMMENT ON MACRO TABLE ips_estimate IS 'duckdb_ndcg: ips_estimate(logs_tbl, poli
 CREATE OR REPLACE MACRO ips_ndcg(logs_tbl, ranking_tbl, k := 10, propensity := 'power',
                                  eta := 1.0, query_col := 'query_id', item_col := 'item_id',
                                  position_col := 'position', session_col := 'session_id',
-                                 click_col := 'click', rnk_col := 'rnk', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                 click_col := 'click', rnk_col := 'rnk', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_read AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = session_col) AS _s, COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _d, COLUMNS(lambda c: c = position_col) AS _pos,
@@ -8125,8 +8152,8 @@ _ndcg_checks AS (
             FROM _ndcg_ranking) AS _null_rank,
            (SELECT count(*) - count(DISTINCT (_q, _d)) FROM _ndcg_ranking) AS _rank_twice,
            (SELECT count(*) - count(DISTINCT (_q, _r)) FROM _ndcg_ranking) AS _rank_ties,
-           _ndcg_table_name(logs_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS _logs_name,
-           _ndcg_table_name(ranking_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS _ranking_name
+           _ndcg_table_name(logs_tbl, _duckdb_ndcg_428ef714e4 := true) AS _logs_name,
+           _ndcg_table_name(ranking_tbl, _duckdb_ndcg_428ef714e4 := true) AS _ranking_name
 ),
 _ndcg_valid AS (
     SELECT CASE
@@ -8253,7 +8280,7 @@ CREATE OR REPLACE MACRO judged_run(rankings, events, slice_by := []::VARCHAR[],
                                    event_col := 'event_type', mapping := NULL, collapse := 'max',
                                    time_col := NULL, unknown := 'error', value_col := 'value',
                                    value_grades := NULL, bucket := NULL, start := NULL,
-                                   stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                   stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT unnest(_key), _i AS item_id, rel, rnk
 FROM _ndcg_judged_rows(rankings, events, slice_by := slice_by, query_col := query_col,
                        item_col := item_col, position_col := position_col,
@@ -8261,7 +8288,7 @@ FROM _ndcg_judged_rows(rankings, events, slice_by := slice_by, query_col := quer
                        duplicates := duplicates, event_col := event_col, mapping := mapping,
                        collapse := collapse, time_col := time_col, unknown := unknown,
                        value_col := value_col, value_grades := value_grades, bucket := bucket,
-                       start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                       start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO TABLE judged_run IS 'duckdb_ndcg: judged_run(rankings, events, slice_by := [], query_col := ''query_id'', item_col := ''item_id'','{% endraw %}{%- endset -%}
@@ -8274,9 +8301,9 @@ COMMENT ON MACRO TABLE judged_run IS 'duckdb_ndcg: judged_run(rankings, events, 
 --   gain      'linear' | 'exponential' (2^rel - 1) | MAP from grade to gain.
 --   negative  'error' | 'zero'.
 -- Example: SELECT list_cg([3, 2, 3, 0, 1, 2]);  -- 11
-CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_de4a2e00d9 := true)),
-                    _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), 'none', NULL, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+CREATE OR REPLACE MACRO list_cg(rels, k := NULL, gain := 'linear', negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_428ef714e4 := true)),
+                    _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), 'none', NULL, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO list_cg IS 'duckdb_ndcg: list_cg(rels, k := NULL, gain := ''linear'', negative := ''error'') -> DOUBLE'{% endraw %}{%- endset -%}
@@ -8290,9 +8317,9 @@ COMMENT ON MACRO list_cg IS 'duckdb_ndcg: list_cg(rels, k := NULL, gain := ''lin
 --   log_base  base of the discount logarithm (2).
 -- Example: SELECT list_dcg([3, 2, 3, 0, 1, 2]);  -- 6.861
 CREATE OR REPLACE MACRO list_dcg(rels, k := NULL, gain := 'linear', log_base := 2,
-                                 negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_de4a2e00d9 := true)),
-                    _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), 'log', log_base, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                                 negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+_ndcg_weighted_list(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_428ef714e4 := true)),
+                    _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), 'log', log_base, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO list_dcg IS 'duckdb_ndcg: list_dcg(rels, k := NULL, gain := ''linear'', log_base := 2, negative := ''error'') -> DOUBLE'{% endraw %}{%- endset -%}
@@ -8303,9 +8330,9 @@ COMMENT ON MACRO list_dcg IS 'duckdb_ndcg: list_dcg(rels, k := NULL, gain := ''l
 --   rels      every judged grade of the query, in any order.
 -- Example: SELECT list_idcg([3, 2, 2, 1]);  -- 5.6925
 CREATE OR REPLACE MACRO list_idcg(rels, k := NULL, gain := 'linear', log_base := 2,
-                                  negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-_ndcg_weighted_list(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_de4a2e00d9 := true))),
-                    _ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), 'log', log_base, _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+                                  negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+_ndcg_weighted_list(list_reverse_sort(list_transform(rels, lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_428ef714e4 := true))),
+                    _ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), 'log', log_base, _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO list_idcg IS 'duckdb_ndcg: list_idcg(rels, k := NULL, gain := ''linear'', log_base := 2, negative := ''error'') -> DOUBLE'{% endraw %}{%- endset -%}
@@ -8328,14 +8355,14 @@ COMMENT ON MACRO list_idcg IS 'duckdb_ndcg: list_idcg(rels, k := NULL, gain := '
 -- Example: SELECT list_ndcg([0.1, 0.5, 0.7], ideal := [0.1, 0.5, 0.7, 0.5, 0.1]);  -- 0.6048882832133625
 CREATE OR REPLACE MACRO list_ndcg(rels, k := NULL, ideal := NULL, gain := 'linear', log_base := 2,
                                   empty_ideal := 0.0, clamp_k := false, full_ideal := false,
-                                  negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
-CASE WHEN ideal IS NULL OR _ndcg_ideal_error(rels, ideal, gain, negative, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN coalesce(
-    list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative, _duckdb_ndcg_de4a2e00d9 := true)
+                                  negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
+CASE WHEN ideal IS NULL OR _ndcg_ideal_error(rels, ideal, gain, negative, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN coalesce(
+    list_dcg(rels, k, gain := gain, log_base := log_base, negative := negative, _duckdb_ndcg_428ef714e4 := true)
     / nullif(_ndcg_weighted_list(
         list_reverse_sort(list_transform(coalesce(ideal, rels),
-                                         lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_de4a2e00d9 := true))),
-        _ndcg_ideal_cut(_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), len(rels), clamp_k, full_ideal, _duckdb_ndcg_de4a2e00d9 := true),
-        'log', log_base, _duckdb_ndcg_de4a2e00d9 := true), 0),
+                                         lambda r: _ndcg_gain(r, gain, negative, _duckdb_ndcg_428ef714e4 := true))),
+        _ndcg_ideal_cut(_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), len(rels), clamp_k, full_ideal, _duckdb_ndcg_428ef714e4 := true),
+        'log', log_base, _duckdb_ndcg_428ef714e4 := true), 0),
     empty_ideal) END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -8352,16 +8379,16 @@ COMMENT ON MACRO list_ndcg IS 'duckdb_ndcg: list_ndcg(rels, k := NULL, ideal := 
 -- Example: SELECT device, mean_average_precision(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_average_precision(query_id, rel, rnk, k := NULL, threshold := 1,
-                                               ties := 'average', tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                               ties := 'average', tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by average_precision itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT average_precision(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                                ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS v
+                                ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_428ef714e4 := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_de4a2e00d9 := true)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_428ef714e4 := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -8380,16 +8407,16 @@ COMMENT ON MACRO mean_average_precision IS 'duckdb_ndcg: mean_average_precision(
 -- Example: SELECT device, mean_hit_rate(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_hit_rate(query_id, rel, rnk, k := NULL, threshold := 1,
-                                      ties := 'average', tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                      ties := 'average', tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by hit_rate itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT hit_rate(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                       ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS v
+                       ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_428ef714e4 := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_de4a2e00d9 := true)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_428ef714e4 := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -8419,7 +8446,7 @@ COMMENT ON MACRO mean_hit_rate IS 'duckdb_ndcg: mean_hit_rate(query_id, rel, rnk
 -- Example: SELECT device, mean_ndcg(query_id, rel, rnk, 10) FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear', ties := 'average',
                                   tie_key := NULL, log_base := 2, empty_ideal := 0.0,
-                                  clamp_k := false, full_ideal := false, negative := 'error', _duckdb_ndcg_de4a2e00d9 := true) AS
+                                  clamp_k := false, full_ideal := false, negative := 'error', _duckdb_ndcg_428ef714e4 := true) AS
 (
     -- list(...) is an aggregate of the caller's group; the subquery unnests it and scores each
     -- query with ndcg itself, so both agree by construction (options, ties, checks and errors)
@@ -8432,11 +8459,11 @@ CREATE OR REPLACE MACRO mean_ndcg(query_id, rel, rnk, k := 10, gain := 'linear',
     FROM (
         SELECT ndcg(_ndcg_row.rel, _ndcg_row.rnk, k, gain := gain, ties := ties,
                     tie_key := _ndcg_row.tie_key, log_base := log_base, empty_ideal := empty_ideal,
-                    clamp_k := clamp_k, full_ideal := full_ideal, negative := negative, _duckdb_ndcg_de4a2e00d9 := true) AS v,
+                    clamp_k := clamp_k, full_ideal := full_ideal, negative := negative, _duckdb_ndcg_428ef714e4 := true) AS v,
                bool_or(_ndcg_row.rnk IS NOT NULL) AS ranked
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_de4a2e00d9 := true)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_428ef714e4 := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -8454,16 +8481,16 @@ COMMENT ON MACRO mean_ndcg IS 'duckdb_ndcg: mean_ndcg(query_id, rel, rnk, k := 1
 -- Example: SELECT device, mean_precision_at_k(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_precision_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
-                                            ties := 'average', tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                            ties := 'average', tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by precision_at_k itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT precision_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                             ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS v
+                             ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_428ef714e4 := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_de4a2e00d9 := true)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_428ef714e4 := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -8481,16 +8508,16 @@ COMMENT ON MACRO mean_precision_at_k IS 'duckdb_ndcg: mean_precision_at_k(query_
 -- Example: SELECT device, mean_recall_at_k(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_recall_at_k(query_id, rel, rnk, k := NULL, threshold := 1,
-                                         ties := 'average', tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                         ties := 'average', tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by recall_at_k itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT recall_at_k(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                          ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS v
+                          ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_428ef714e4 := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_de4a2e00d9 := true)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_428ef714e4 := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -8508,16 +8535,16 @@ COMMENT ON MACRO mean_recall_at_k IS 'duckdb_ndcg: mean_recall_at_k(query_id, re
 -- Example: SELECT device, mean_reciprocal_rank(query_id, rel, rnk, 10)
 --          FROM judged_run GROUP BY device;
 CREATE OR REPLACE MACRO mean_reciprocal_rank(query_id, rel, rnk, k := NULL, threshold := 1,
-                                             ties := 'average', tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                             ties := 'average', tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 (
     -- the group's rows as a list, unnested and scored per query by reciprocal_rank itself
     SELECT avg(_ndcg_per_query.v)
     FROM (
         SELECT reciprocal_rank(_ndcg_row.rel, _ndcg_row.rnk, k, threshold := threshold,
-                              ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_de4a2e00d9 := true) AS v
+                              ties := ties, tie_key := _ndcg_row.tie_key, _duckdb_ndcg_428ef714e4 := true) AS v
         FROM (SELECT unnest(list({q: query_id, rel: rel, rnk: rnk,
                                   tie_key: tie_key})) AS _ndcg_row)
-        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_de4a2e00d9 := true)
+        GROUP BY _ndcg_query_key(_ndcg_row.q, _duckdb_ndcg_428ef714e4 := true)
     ) AS _ndcg_per_query
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -8536,12 +8563,12 @@ COMMENT ON MACRO mean_reciprocal_rank IS 'duckdb_ndcg: mean_reciprocal_rank(quer
 -- Example: SELECT * FROM measures_summary('judged_run', 'nDCG@10 P(rel=2)@5 RR gm_map');
 CREATE OR REPLACE MACRO measures_summary(tbl, measures, grammar := NULL,
                                          query_col := 'query_id', item_col := 'item_id',
-                                         rel_col := 'rel', rnk_col := 'rnk', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
-SELECT s.measure, _ndcg_measure_mean(s.summary, r.value, r.query_id, _duckdb_ndcg_de4a2e00d9 := true) AS value,
+                                         rel_col := 'rel', rnk_col := 'rnk', _duckdb_ndcg_428ef714e4 := true) AS TABLE
+SELECT s.measure, _ndcg_measure_mean(s.summary, r.value, r.query_id, _duckdb_ndcg_428ef714e4 := true) AS value,
        count(*) AS queries
 FROM measures_report(tbl, measures, grammar := grammar, query_col := query_col,
-                     item_col := item_col, rel_col := rel_col, rnk_col := rnk_col, _duckdb_ndcg_de4a2e00d9 := true) AS r
-JOIN parse_measures(measures, grammar := grammar, _duckdb_ndcg_de4a2e00d9 := true) AS s USING (measure)
+                     item_col := item_col, rel_col := rel_col, rnk_col := rnk_col, _duckdb_ndcg_428ef714e4 := true) AS r
+JOIN parse_measures(measures, grammar := grammar, _duckdb_ndcg_428ef714e4 := true) AS s USING (measure)
 GROUP BY s.position, s.measure, s.summary
 ORDER BY s.position{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
@@ -8558,8 +8585,8 @@ COMMENT ON MACRO TABLE measures_summary IS 'duckdb_ndcg: measures_summary(tbl, m
 -- Column names are given as strings.
 -- Example: SELECT k, avg(ndcg) FROM ndcg_curve('judged_run', max_k := 20) GROUP BY k ORDER BY k;
 CREATE OR REPLACE MACRO ndcg_curve(tbl, max_k := 10, gain := 'linear', log_base := 2,
-                                   query_col := 'query_id', rel_col := 'rel', rnk_col := 'rnk', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
-SELECT query_id, cut.k, ndcg(rel, rnk, cut.k, gain := gain, log_base := log_base, _duckdb_ndcg_de4a2e00d9 := true) AS ndcg
+                                   query_col := 'query_id', rel_col := 'rel', rnk_col := 'rnk', _duckdb_ndcg_428ef714e4 := true) AS TABLE
+SELECT query_id, cut.k, ndcg(rel, rnk, cut.k, gain := gain, log_base := log_base, _duckdb_ndcg_428ef714e4 := true) AS ndcg
 FROM (
     SELECT COLUMNS(lambda c: c = query_col) AS query_id,
            COLUMNS(lambda c: c = rel_col) AS rel,
@@ -8570,7 +8597,7 @@ FROM (
     -- the cutoffs: 1 .. least(max_k, the most rows of a query), one small list
     SELECT unnest(range(1, least(CASE
         WHEN max_k IS NULL THEN error('duckdb_ndcg: max_k must be a positive whole number, got NULL')
-        ELSE _ndcg_checked_k(max_k, _duckdb_ndcg_de4a2e00d9 := true)
+        ELSE _ndcg_checked_k(max_k, _duckdb_ndcg_428ef714e4 := true)
     END, max(_ndcg_rows.n)) + 1)) AS k
     FROM (
         SELECT count(*) AS n
@@ -8719,7 +8746,7 @@ CREATE OR REPLACE MACRO ndcg_report(rankings, events, k := 10, slice_by := []::V
                                     threshold := 1, max_grade := 'mapping',
                                     value_col := 'value', value_grades := NULL,
                                     bucket := NULL, start := NULL, stop := NULL,
-                                    rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+                                    rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 SELECT * FROM _ndcg_report_of(rankings, events, k := k, slice_by := slice_by,
     query_col := query_col, item_col := item_col, position_col := position_col,
     score_col := score_col, ties := ties, gain := gain, log_base := log_base,
@@ -8727,7 +8754,7 @@ SELECT * FROM _ndcg_report_of(rankings, events, k := k, slice_by := slice_by,
     mapping := mapping, collapse := collapse, time_col := time_col, unknown := unknown,
     metrics := metrics, threshold := threshold, max_grade := max_grade, value_col := value_col,
     value_grades := value_grades, bucket := bucket, start := start, stop := stop,
-    rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+    rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ),
 -- the measures overload (measures := 'nDCG@10 P@5'): event_measures' rows
 (rankings, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
@@ -8736,23 +8763,23 @@ SELECT * FROM _ndcg_report_of(rankings, events, k := k, slice_by := slice_by,
  event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
  unknown := 'error', metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
  value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
- rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+ rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 SELECT * FROM event_measures(
     rankings, events,
     -- an option the measures do not read, given: an error naming it
     _ndcg_measures_only(measures, [
-        _ndcg_unless_default('k', k, ['10', '[10]'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('duplicates', duplicates, ['error'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('threshold', threshold, ['1', '1.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('max_grade', max_grade, ['mapping'], _duckdb_ndcg_de4a2e00d9 := true)], _duckdb_ndcg_de4a2e00d9 := true),
+        _ndcg_unless_default('k', k, ['10', '[10]'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('duplicates', duplicates, ['error'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('threshold', threshold, ['1', '1.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('max_grade', max_grade, ['mapping'], _duckdb_ndcg_428ef714e4 := true)], _duckdb_ndcg_428ef714e4 := true),
     grammar := grammar, slice_by := slice_by, query_col := query_col, item_col := item_col,
     position_col := position_col, score_col := score_col, ties := ties, gain := gain,
     event_col := event_col, mapping := mapping, collapse := collapse, time_col := time_col,
     unknown := unknown, value_col := value_col, value_grades := value_grades, bucket := bucket,
-    start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+    start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ),
 -- the preset overload (preset := 'sklearn'): a tool's NDCG conventions
 (rankings, events, preset, k := 10, slice_by := []::VARCHAR[], query_col := 'query_id',
@@ -8761,34 +8788,34 @@ SELECT * FROM event_measures(
  event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
  unknown := 'error', metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
  value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
- rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+ rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 WITH _ndcg_preset_read AS (
     -- the preset checked, and the events its report reads
     SELECT * FROM _ndcg_preset_events(
         rankings, events, _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics,
-                                       false, _duckdb_ndcg_de4a2e00d9 := true),
-        query_col := query_col, item_col := item_col, _duckdb_ndcg_de4a2e00d9 := true)
+                                       false, _duckdb_ndcg_428ef714e4 := true),
+        query_col := query_col, item_col := item_col, _duckdb_ndcg_428ef714e4 := true)
 )
 -- ndcg and dcg rounded as the tool prints them: Java's Math.round(x * 100) / 100, half up
 -- (x >= 0), as evaluate(preset=) rounds
 SELECT * REPLACE (
-    CASE WHEN _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding IS NULL THEN ndcg
-         ELSE round(ndcg * power(10, _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding))
-              / power(10, _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding) END AS ndcg,
-    CASE WHEN _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding IS NULL THEN dcg
-         ELSE round(dcg * power(10, _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding))
-              / power(10, _ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).rounding) END AS dcg)
+    CASE WHEN _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding IS NULL THEN ndcg
+         ELSE round(ndcg * power(10, _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding))
+              / power(10, _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding) END AS ndcg,
+    CASE WHEN _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding IS NULL THEN dcg
+         ELSE round(dcg * power(10, _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding))
+              / power(10, _ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).rounding) END AS dcg)
 FROM _ndcg_report_of(rankings, '_ndcg_preset_read', k := k, slice_by := slice_by,
     query_col := query_col, item_col := item_col, position_col := position_col,
     score_col := score_col,
-    ties := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).ties, ties),
-    gain := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).gain, gain),
+    ties := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).ties, ties),
+    gain := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).gain, gain),
     log_base := log_base,
-    empty_ideal := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).empty_ideal, empty_ideal),
+    empty_ideal := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).empty_ideal, empty_ideal),
     duplicates := duplicates, event_col := event_col, mapping := mapping, collapse := collapse,
     time_col := time_col, unknown := unknown, metrics := metrics, threshold := threshold,
     max_grade := max_grade, value_col := value_col, value_grades := value_grades,
-    bucket := bucket, start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+    bucket := bucket, start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -8849,7 +8876,7 @@ CREATE OR REPLACE MACRO ndcg_summary(rankings, events, k := 10, slice_by := []::
                                      metrics := ['ndcg'], threshold := 1,
                                      max_grade := 'mapping', value_col := 'value',
                                      value_grades := NULL, bucket := NULL, start := NULL,
-                                     stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+                                     stop := NULL, rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 SELECT * FROM _ndcg_summary_of(rankings, events, k := k, slice_by := slice_by,
     query_col := query_col, item_col := item_col, position_col := position_col,
     score_col := score_col, ties := ties, gain := gain, log_base := log_base,
@@ -8857,7 +8884,7 @@ SELECT * FROM _ndcg_summary_of(rankings, events, k := k, slice_by := slice_by,
     mapping := mapping, collapse := collapse, time_col := time_col, unknown := unknown,
     conf := conf, metrics := metrics, threshold := threshold, max_grade := max_grade,
     value_col := value_col, value_grades := value_grades, bucket := bucket, start := start,
-    stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+    stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ),
 -- the measures overload (measures := 'nDCG@10 P@5'): event_measures_summary's rows
 (rankings, events, measures, grammar := NULL, k := 10, slice_by := []::VARCHAR[],
@@ -8866,24 +8893,24 @@ SELECT * FROM _ndcg_summary_of(rankings, events, k := k, slice_by := slice_by,
  event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
  unknown := 'error', conf := 0.95, metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
  value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
- rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+ rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 SELECT * FROM event_measures_summary(
     rankings, events,
     -- an option the measures do not read, given: an error naming it
     _ndcg_measures_only(measures, [
-        _ndcg_unless_default('k', k, ['10', '[10]'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('duplicates', duplicates, ['error'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('conf', conf, ['0.95'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('threshold', threshold, ['1', '1.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('max_grade', max_grade, ['mapping'], _duckdb_ndcg_de4a2e00d9 := true)], _duckdb_ndcg_de4a2e00d9 := true),
+        _ndcg_unless_default('k', k, ['10', '[10]'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('duplicates', duplicates, ['error'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('conf', conf, ['0.95'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('threshold', threshold, ['1', '1.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('max_grade', max_grade, ['mapping'], _duckdb_ndcg_428ef714e4 := true)], _duckdb_ndcg_428ef714e4 := true),
     grammar := grammar, slice_by := slice_by, query_col := query_col, item_col := item_col,
     position_col := position_col, score_col := score_col, ties := ties, gain := gain,
     event_col := event_col, mapping := mapping, collapse := collapse, time_col := time_col,
     unknown := unknown, value_col := value_col, value_grades := value_grades, bucket := bucket,
-    start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+    start := start, stop := stop, rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ),
 -- the preset overload (preset := 'sklearn'): a tool's NDCG conventions
 (rankings, events, preset, k := 10, slice_by := []::VARCHAR[], query_col := 'query_id',
@@ -8892,27 +8919,27 @@ SELECT * FROM event_measures_summary(
  event_col := 'event_type', mapping := NULL, collapse := 'max', time_col := NULL,
  unknown := 'error', conf := 0.95, metrics := ['ndcg'], threshold := 1, max_grade := 'mapping',
  value_col := 'value', value_grades := NULL, bucket := NULL, start := NULL, stop := NULL,
- rankings_time_col := 'shown_at', _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+ rankings_time_col := 'shown_at', _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 WITH _ndcg_preset_read AS (
     -- the preset checked, and the events its report reads
     SELECT * FROM _ndcg_preset_events(
         rankings, events, _ndcg_preset(preset, ties, gain, empty_ideal, score_col, metrics,
-                                       true, _duckdb_ndcg_de4a2e00d9 := true),
-        query_col := query_col, item_col := item_col, _duckdb_ndcg_de4a2e00d9 := true)
+                                       true, _duckdb_ndcg_428ef714e4 := true),
+        query_col := query_col, item_col := item_col, _duckdb_ndcg_428ef714e4 := true)
 )
 SELECT *
 FROM _ndcg_summary_of(rankings, '_ndcg_preset_read', k := k, slice_by := slice_by,
     query_col := query_col, item_col := item_col, position_col := position_col,
     score_col := score_col,
-    ties := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).ties, ties),
-    gain := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).gain, gain),
+    ties := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).ties, ties),
+    gain := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).gain, gain),
     log_base := log_base,
-    empty_ideal := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_de4a2e00d9 := true).empty_ideal, empty_ideal),
+    empty_ideal := coalesce(_ndcg_preset_row(preset, _duckdb_ndcg_428ef714e4 := true).empty_ideal, empty_ideal),
     duplicates := duplicates, event_col := event_col, mapping := mapping, collapse := collapse,
     time_col := time_col, unknown := unknown, conf := conf, metrics := metrics,
     threshold := threshold, max_grade := max_grade, value_col := value_col,
     value_grades := value_grades, bucket := bucket, start := start, stop := stop,
-    rankings_time_col := rankings_time_col, _duckdb_ndcg_de4a2e00d9 := true)
+    rankings_time_col := rankings_time_col, _duckdb_ndcg_428ef714e4 := true)
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -8947,7 +8974,7 @@ CREATE OR REPLACE MACRO position_bias(events_tbl, method := 'ctr_ratio', query_c
                                       item_col := 'item_id', position_col := 'position',
                                       session_col := NULL, click_col := 'click',
                                       action_col := NULL, time_col := NULL, start_date := NULL,
-                                      end_date := NULL, max_rank := 20, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                      end_date := NULL, max_rank := 20, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_cells AS (
     -- per (query, item, position): its impressions, clicks and CTR (ultr-bias-toolkit's
     -- intervention sets are built from these)
@@ -8956,7 +8983,7 @@ WITH _ndcg_cells AS (
     FROM _ndcg_click_log(events_tbl, query_col := query_col, item_col := item_col,
                          position_col := position_col, session_col := session_col,
                          click_col := click_col, action_col := action_col, time_col := time_col,
-                         start_date := start_date, end_date := end_date, max_rank := max_rank, _duckdb_ndcg_de4a2e00d9 := true)
+                         start_date := start_date, end_date := end_date, max_rank := max_rank, _duckdb_ndcg_428ef714e4 := true)
     GROUP BY _q, _d, _p
 ),
 _ndcg_cell_checks AS (
@@ -8985,7 +9012,7 @@ _ndcg_exam AS (
                    position_col := position_col, session_col := session_col,
                    click_col := click_col, action_col := action_col, time_col := time_col,
                    start_date := start_date, end_date := end_date, max_rank := max_rank,
-                   needed_by := 'method := ''' || method || '''', _duckdb_ndcg_de4a2e00d9 := true)
+                   needed_by := 'method := ''' || method || '''', _duckdb_ndcg_428ef714e4 := true)
     WHERE method = 'pbm'
     GROUP BY _p
 ),
@@ -9031,7 +9058,7 @@ SELECT _p AS position,
                      || 'or ''pbm'', got ' || coalesce('''' || method || '''', 'NULL'))
            WHEN _unseen > 0 THEN
                error('duckdb_ndcg: ' || _unseen || ' (' || query_col || ', ' || item_col || ', '
-                     || position_col || ') of ' || _ndcg_table_name(events_tbl, _duckdb_ndcg_de4a2e00d9 := true)
+                     || position_col || ') of ' || _ndcg_table_name(events_tbl, _duckdb_ndcg_428ef714e4 := true)
                      || ' have more clicks than impressions (' || action_col
                      || ' = ''impression''): a position''s CTR needs an impression per click')
            WHEN _p IS NULL THEN NULL
@@ -9065,11 +9092,11 @@ COMMENT ON MACRO TABLE position_bias IS 'duckdb_ndcg: position_bias(events_tbl, 
 -- rows) (Moffat & Zobel; rbp + rbp_residual is the upper bound). Same p, k and ties as rbp.
 -- Example: SELECT rbp(rel, rnk), rbp_residual(rel, rnk) FROM judged_run GROUP BY query_id;
 CREATE OR REPLACE MACRO rbp_residual(rel, rnk, p := 0.8, k := NULL, ties := 'average',
-                                     tie_key := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS
+                                     tie_key := NULL, _duckdb_ndcg_428ef714e4 := true) AS
 -- p checked here too: with a NULL p the sum below is folded to NULL before _ndcg_rbp could object
-CASE WHEN _ndcg_p_error(p, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN
-    _ndcg_rbp(CASE WHEN rel IS NULL THEN 1 ELSE 0 END, rnk, p, k, ties, tie_key, _duckdb_ndcg_de4a2e00d9 := true)
-    + pow(p::DOUBLE, least(_ndcg_checked_k(k, _duckdb_ndcg_de4a2e00d9 := true), count(rnk)))
+CASE WHEN _ndcg_p_error(p, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN
+    _ndcg_rbp(CASE WHEN rel IS NULL THEN 1 ELSE 0 END, rnk, p, k, ties, tie_key, _duckdb_ndcg_428ef714e4 := true)
+    + pow(p::DOUBLE, least(_ndcg_checked_k(k, _duckdb_ndcg_428ef714e4 := true), count(rnk)))
 END{% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -9082,9 +9109,9 @@ COMMENT ON MACRO rbp_residual IS 'duckdb_ndcg: rbp_residual(rel, rnk, p := 0.8, 
 -- that is not a finite number, an item judged twice for one query (naming both lines). Every line
 -- is checked whichever columns the query selects.
 -- Example: SELECT * FROM read_qrels('qrels.txt');
-CREATE OR REPLACE MACRO read_qrels(path, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO read_qrels(path, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT query_id, item_id, value AS rel
-FROM _ndcg_trec_lines(path, 'qrels', _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+FROM _ndcg_trec_lines(path, 'qrels', _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO TABLE read_qrels IS 'duckdb_ndcg: read_qrels(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, rel DOUBLE)'{% endraw %}{%- endset -%}
@@ -9099,10 +9126,10 @@ COMMENT ON MACRO TABLE read_qrels IS 'duckdb_ndcg: read_qrels(path) -> TABLE(que
 -- (naming both lines; fatal in trec_eval too). Every line is checked whichever columns the query
 -- selects.
 -- Example: SELECT query_id, item_id, rnk FROM read_trec_run('run.txt') WHERE rnk <= 10;
-CREATE OR REPLACE MACRO read_trec_run(path, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO read_trec_run(path, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 SELECT query_id, item_id, value AS score,
        row_number() OVER (PARTITION BY query_id ORDER BY value DESC, item_id DESC) AS rnk
-FROM _ndcg_trec_lines(path, 'run', _duckdb_ndcg_de4a2e00d9 := true){% endraw %}{%- endset -%}
+FROM _ndcg_trec_lines(path, 'run', _duckdb_ndcg_428ef714e4 := true){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
 COMMENT ON MACRO TABLE read_trec_run IS 'duckdb_ndcg: read_trec_run(path) -> TABLE(query_id VARCHAR, item_id VARCHAR, score DOUBLE, rnk BIGINT)'{% endraw %}{%- endset -%}
@@ -9139,7 +9166,7 @@ CREATE OR REPLACE MACRO run_report(tbl, k := [5, 10], metrics := ['ndcg'],
                                    query_col := 'query_id', item_col := 'item_id',
                                    rel_col := 'rel', rnk_col := 'rnk', ties := 'average',
                                    gain := 'linear', log_base := 2, empty_ideal := 0.0,
-                                   full_ideal := false, threshold := 1, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+                                   full_ideal := false, threshold := 1, _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 WITH _ndcg_judged AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = query_col) AS _q,
            COLUMNS(lambda c: c = item_col) AS _i,
@@ -9153,17 +9180,17 @@ WITH _ndcg_judged AS NOT MATERIALIZED (
 _ndcg_checks AS (
     -- one fixed-size aggregate over the table: every input rule of the aggregates, named
     SELECT CASE
-               WHEN _ndcg_run_columns_error(tbl, rel_col, rnk_col, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL THEN NULL
+               WHEN _ndcg_run_columns_error(tbl, rel_col, rnk_col, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL THEN NULL
                WHEN len(list_filter(metrics, lambda m: NOT coalesce(list_contains(
                         ['ndcg', 'dcg', 'idcg', 'cg', 'precision_at_k', 'recall_at_k'], m), false)))
                     > 0 OR len(metrics) = 0 THEN
                    error('duckdb_ndcg: metrics must name some of ndcg, dcg, idcg, cg, '
                          || 'precision_at_k, recall_at_k, got ' || coalesce(metrics::VARCHAR, 'NULL'))
-               WHEN _ndcg_threshold_error(threshold, false, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL THEN NULL
+               WHEN _ndcg_threshold_error(threshold, false, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL THEN NULL
                WHEN full_ideal IS NULL THEN error('duckdb_ndcg: full_ideal must be true or false, got NULL')
-               WHEN _ndcg_rank_error(_rnk, ties, _i, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL
-                    OR _ndcg_grade_error(_rel, gain, 'error', _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL
-                    OR _ndcg_discount(1, log_base, _duckdb_ndcg_de4a2e00d9 := true) IS NULL THEN NULL
+               WHEN _ndcg_rank_error(_rnk, ties, _i, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL
+                    OR _ndcg_grade_error(_rel, gain, 'error', _duckdb_ndcg_428ef714e4 := true) IS NOT NULL
+                    OR _ndcg_discount(1, log_base, _duckdb_ndcg_428ef714e4 := true) IS NULL THEN NULL
                WHEN count(*) FILTER (WHERE _q IS NULL) > 0 THEN
                    error('duckdb_ndcg: ' || tbl || ' has NULL in ' || query_col)
            END AS _failed
@@ -9173,7 +9200,7 @@ _ndcg_groups AS (
     -- one row per tie group of a ranking (per returned row with ties := 'key'): a fixed-size
     -- hash aggregate, which spills
     SELECT _q, _order, CASE WHEN ties = 'key' THEN _i END AS _tie, count(*) AS _n,
-           sum(_ndcg_gain_value(_rel, gain, _duckdb_ndcg_de4a2e00d9 := true)) AS _gain,
+           sum(_ndcg_gain_value(_rel, gain, _duckdb_ndcg_428ef714e4 := true)) AS _gain,
            count(*) FILTER (WHERE _rel >= threshold) AS _hits
     FROM _ndcg_judged
     WHERE _order IS NOT NULL
@@ -9199,31 +9226,29 @@ _ndcg_ideal_gains AS (
     -- the gains of the judged rows (rows with gain 0 add nothing); with k NULL the ideal ends at
     -- the returned rows, as the aggregates' (full_ideal: it does not)
     SELECT _q AS _key, _g, CASE WHEN NOT full_ideal THEN _returned END AS _depth
-    FROM (SELECT _q, _ndcg_gain_value(_rel, gain, _duckdb_ndcg_de4a2e00d9 := true) AS _g FROM _ndcg_judged)
+    FROM (SELECT _q, _ndcg_gain_value(_rel, gain, _duckdb_ndcg_428ef714e4 := true) AS _g FROM _ndcg_judged)
     JOIN _ndcg_queries USING (_q)
     WHERE _g > 0
 ),
 _ndcg_cuts AS (
-    SELECT unnest(_ndcg_report_cuts(k, _duckdb_ndcg_de4a2e00d9 := true)) AS _k
+    SELECT unnest(_ndcg_report_cuts(k, _duckdb_ndcg_428ef714e4 := true)) AS _k
 ),
 _ndcg_group_terms AS (
     SELECT _key AS _q, _k, dcg AS _dcg, cg AS _cg, hits AS _hit
-    FROM _ndcg_scored_gains('_ndcg_gain_rows', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_scored_gains('_ndcg_gain_rows', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_428ef714e4 := true)
 ),
 _ndcg_ideal_terms AS (
     SELECT _key AS _q, _k, idcg AS _idcg
-    FROM _ndcg_scored_ideal('_ndcg_ideal_gains', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_de4a2e00d9 := true)
+    FROM _ndcg_scored_ideal('_ndcg_ideal_gains', '_ndcg_cuts', log_base := log_base, _duckdb_ndcg_428ef714e4 := true)
 )
 SELECT _ndcg_queries._q AS query_id, metric, _ndcg_cuts._k AS k,
        CASE metric
-           WHEN 'ndcg' THEN _ndcg_scored_ndcg(_dcg, _idcg, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true)
+           WHEN 'ndcg' THEN _ndcg_scored_ndcg(_dcg, _idcg, empty_ideal, _duckdb_ndcg_428ef714e4 := true)
            WHEN 'dcg' THEN coalesce(_dcg, 0.0)
            WHEN 'idcg' THEN coalesce(_idcg, 0.0)
            WHEN 'cg' THEN coalesce(_cg, 0.0)
-           WHEN 'precision_at_k' THEN
-               coalesce(coalesce(_hit, 0.0) / nullif(coalesce(_ndcg_cuts._k, _returned), 0), 0.0)
-           WHEN 'recall_at_k' THEN
-               _ndcg_empty(coalesce(_hit, 0.0) / nullif(_relevant, 0), _relevant, empty_ideal, _duckdb_ndcg_de4a2e00d9 := true)
+           WHEN 'precision_at_k' THEN _ndcg_scored_precision(_hit, _ndcg_cuts._k, _returned, _duckdb_ndcg_428ef714e4 := true)
+           WHEN 'recall_at_k' THEN _ndcg_scored_recall(_hit, _relevant, empty_ideal, _duckdb_ndcg_428ef714e4 := true)
        END::DOUBLE AS value
 FROM _ndcg_queries
 CROSS JOIN _ndcg_cuts
@@ -9240,21 +9265,21 @@ WHERE _failed IS NULL
 -- the measures overload (measures := 'nDCG@10 P@5'): measures_report's rows
 (tbl, measures, grammar := NULL, k := [5, 10], metrics := ['ndcg'], query_col := 'query_id',
  item_col := 'item_id', rel_col := 'rel', rnk_col := 'rnk', ties := 'average', gain := 'linear',
- log_base := 2, empty_ideal := 0.0, full_ideal := false, threshold := 1, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE (
+ log_base := 2, empty_ideal := 0.0, full_ideal := false, threshold := 1, _duckdb_ndcg_428ef714e4 := true) AS TABLE (
 SELECT * FROM measures_report(
     tbl,
     -- an option the measures do not read, given: an error naming it
     _ndcg_measures_only(measures, [
-        _ndcg_unless_default('k', k, ['[5, 10]'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('ties', ties, ['average'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('gain', gain, ['linear'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('full_ideal', full_ideal, ['false'], _duckdb_ndcg_de4a2e00d9 := true),
-        _ndcg_unless_default('threshold', threshold, ['1', '1.0'], _duckdb_ndcg_de4a2e00d9 := true)], _duckdb_ndcg_de4a2e00d9 := true),
+        _ndcg_unless_default('k', k, ['[5, 10]'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('metrics', metrics, ['[ndcg]', 'ndcg'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('ties', ties, ['average'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('gain', gain, ['linear'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('log_base', log_base, ['2', '2.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('empty_ideal', empty_ideal, ['0', '0.0'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('full_ideal', full_ideal, ['false'], _duckdb_ndcg_428ef714e4 := true),
+        _ndcg_unless_default('threshold', threshold, ['1', '1.0'], _duckdb_ndcg_428ef714e4 := true)], _duckdb_ndcg_428ef714e4 := true),
     grammar := grammar, query_col := query_col, item_col := item_col, rel_col := rel_col,
-    rnk_col := rnk_col, _duckdb_ndcg_de4a2e00d9 := true)
+    rnk_col := rnk_col, _duckdb_ndcg_428ef714e4 := true)
 ){% endraw %}{%- endset -%}
   {%- do statements.append(statement) -%}
   {%- set statement -%}{% raw %}
@@ -9287,17 +9312,17 @@ COMMENT ON MACRO TABLE run_report IS 'duckdb_ndcg: run_report(tbl, k := [5, 10],
 -- Example: CREATE TABLE events AS SELECT * FROM segment_events('tracks', attribution := 'first');
 CREATE OR REPLACE MACRO segment_events(tbl, attribution := 'last', attribution_window := NULL,
                                        event_types := NULL, position_base := 'auto',
-                                       list_id := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                       list_id := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_segment_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_segment_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
 FROM _ndcg_segment_interactions(tbl, attribution := attribution,
                                 attribution_window := attribution_window,
                                 event_types := event_types, position_base := position_base,
-                                list_id := list_id, shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                list_id := list_id, shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -9332,11 +9357,11 @@ COMMENT ON MACRO TABLE segment_events IS 'duckdb_ndcg: segment_events(tbl, attri
 -- A position that is no whole number >= 0 is an error naming properties.products[].position; a
 -- timestamp that is not ISO 8601 is an error naming timestamp.
 -- Example: CREATE TABLE shown AS SELECT * FROM segment_rankings('tracks');
-CREATE OR REPLACE MACRO segment_rankings(tbl, position_base := 'auto', list_id := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO segment_rankings(tbl, position_base := 'auto', list_id := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_de4a2e00d9 := true) AS _ok
+    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_428ef714e4 := true) AS _ok
 )
-SELECT * FROM _ndcg_segment_shown(tbl, position_base, list_id, _duckdb_ndcg_de4a2e00d9 := true)
+SELECT * FROM _ndcg_segment_shown(tbl, position_base, list_id, _duckdb_ndcg_428ef714e4 := true)
 -- the options are checked by a branch that always runs (an empty export skips the other one)
 UNION ALL BY NAME
 SELECT NULL::VARCHAR AS query_id FROM _ndcg_options WHERE NOT _ok{% endraw %}{%- endset -%}
@@ -9357,17 +9382,17 @@ COMMENT ON MACRO TABLE segment_rankings IS 'duckdb_ndcg: segment_rankings(tbl, p
 -- Example: SELECT reason, event_name, count(*) FROM segment_unattributed('tracks') GROUP BY ALL;
 CREATE OR REPLACE MACRO segment_unattributed(tbl, attribution := 'last',
                                              attribution_window := NULL, event_types := NULL,
-                                             position_base := 'auto', list_id := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                             position_base := 'auto', list_id := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_segment_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_segment_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
 FROM _ndcg_segment_interactions(tbl, attribution := attribution,
                                 attribution_window := attribution_window,
                                 event_types := event_types, position_base := position_base,
-                                list_id := list_id, shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                list_id := list_id, shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -9422,7 +9447,7 @@ CREATE OR REPLACE MACRO slate_estimate(logs_tbl, estimator := 'sips', slate_col 
                                        propensity_col := 'propensity_score',
                                        evaluation_col := 'evaluation_propensity',
                                        ci := 'none', conf := 0.95, resamples := 2000,
-                                       seed := 42, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                       seed := 42, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_read AS NOT MATERIALIZED (
     SELECT COLUMNS(lambda c: c = slate_col) AS _s,
            COLUMNS(lambda c: c = position_col) AS _p,
@@ -9459,7 +9484,7 @@ _ndcg_positions AS (
     GROUP BY _p
 ),
 _ndcg_names AS (
-    SELECT _ndcg_table_name(logs_tbl, _duckdb_ndcg_de4a2e00d9 := true) AS _name,
+    SELECT _ndcg_table_name(logs_tbl, _duckdb_ndcg_428ef714e4 := true) AS _name,
            CASE WHEN estimator IN ('sips', 'snsips') THEN 'of the whole slate'
                 WHEN estimator IN ('rips', 'snrips') THEN 'of the slate down to the position'
                 ELSE 'of the item at the position' END AS _kind
@@ -9536,11 +9561,11 @@ _ndcg_slate_terms AS (
     LEFT JOIN _ndcg_terms AS t ON t._s = s._s AND t._p = p._p
 ),
 _ndcg_intervals AS (
-    SELECT _p, bootstrap_ci(_t, 0, conf := conf, resamples := resamples, seed := seed, _duckdb_ndcg_de4a2e00d9 := true) AS _ci
+    SELECT _p, bootstrap_ci(_t, 0, conf := conf, resamples := resamples, seed := seed, _duckdb_ndcg_428ef714e4 := true) AS _ci
     FROM _ndcg_slate_terms
     GROUP BY _p
     UNION ALL
-    SELECT NULL, bootstrap_ci(_t, 0, conf := conf, resamples := resamples, seed := seed, _duckdb_ndcg_de4a2e00d9 := true)
+    SELECT NULL, bootstrap_ci(_t, 0, conf := conf, resamples := resamples, seed := seed, _duckdb_ndcg_428ef714e4 := true)
     FROM (SELECT _s, sum(_t) AS _t FROM _ndcg_slate_terms GROUP BY _s)
 ),
 _ndcg_estimated AS (
@@ -9599,17 +9624,17 @@ COMMENT ON MACRO TABLE slate_estimate IS 'duckdb_ndcg: slate_estimate(logs_tbl, 
 -- Example: CREATE TABLE events AS SELECT * FROM snowplow_events('snowplow_events');
 CREATE OR REPLACE MACRO snowplow_events(tbl, attribution := 'last', attribution_window := NULL,
                                         event_types := NULL, position_base := 'auto',
-                                        list_name := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                        list_name := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_snowplow_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_snowplow_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
 FROM _ndcg_snowplow_interactions(tbl, attribution := attribution,
                                  attribution_window := attribution_window,
                                  event_types := event_types, position_base := position_base,
-                                 list_name := list_name, shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                 list_name := list_name, shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty table skips the other one)
@@ -9648,11 +9673,11 @@ COMMENT ON MACRO TABLE snowplow_events IS 'duckdb_ndcg: snowplow_events(tbl, att
 -- error naming it. Events are read as they are: a table with Snowplow's duplicated event_ids
 -- should be deduplicated first.
 -- Example: CREATE TABLE shown AS SELECT * FROM snowplow_rankings('snowplow_events');
-CREATE OR REPLACE MACRO snowplow_rankings(tbl, position_base := 'auto', list_name := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+CREATE OR REPLACE MACRO snowplow_rankings(tbl, position_base := 'auto', list_name := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_de4a2e00d9 := true) AS _ok
+    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_428ef714e4 := true) AS _ok
 )
-SELECT * FROM _ndcg_snowplow_shown(tbl, position_base, list_name, _duckdb_ndcg_de4a2e00d9 := true)
+SELECT * FROM _ndcg_snowplow_shown(tbl, position_base, list_name, _duckdb_ndcg_428ef714e4 := true)
 -- the options are checked by a branch that always runs (an empty table skips the other one)
 UNION ALL BY NAME
 SELECT NULL::VARCHAR AS query_id FROM _ndcg_options WHERE NOT _ok{% endraw %}{%- endset -%}
@@ -9676,18 +9701,18 @@ COMMENT ON MACRO TABLE snowplow_rankings IS 'duckdb_ndcg: snowplow_rankings(tbl,
 --          GROUP BY ALL;
 CREATE OR REPLACE MACRO snowplow_unattributed(tbl, attribution := 'last',
                                               attribution_window := NULL, event_types := NULL,
-                                              position_base := 'auto', list_name := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                              position_base := 'auto', list_name := NULL, _duckdb_ndcg_428ef714e4 := true)
 AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_snowplow_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options(attribution, attribution_window, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_snowplow_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT item_id, event_type, event_name, event_at, user_id, session_id, value, reason
 FROM _ndcg_snowplow_interactions(tbl, attribution := attribution,
                                  attribution_window := attribution_window,
                                  event_types := event_types, position_base := position_base,
-                                 list_name := list_name, shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                                 list_name := list_name, shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty table skips the other one)
@@ -9715,15 +9740,15 @@ COMMENT ON MACRO TABLE snowplow_unattributed IS 'duckdb_ndcg: snowplow_unattribu
 -- such event is counted once.
 -- Example: CREATE VIEW events AS SELECT * FROM ubi_events('ubi_queries', 'ubi_events');
 CREATE OR REPLACE MACRO ubi_events(queries_tbl, events_tbl, position_base := 'auto',
-                                   event_types := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                   event_types := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_ubi_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_ubi_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT * EXCLUDE (reason)
 FROM _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base := position_base,
-                            event_types := event_types, shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                            event_types := event_types, shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
@@ -9756,12 +9781,12 @@ COMMENT ON MACRO TABLE ubi_events IS 'duckdb_ndcg: ubi_events(queries_tbl, event
 -- An ordinal that is no whole number >= 0 is an error naming event_attributes.position.ordinal.
 -- Example: CREATE VIEW shown AS SELECT * FROM ubi_rankings('ubi_queries', 'ubi_events');
 CREATE OR REPLACE MACRO ubi_rankings(queries_tbl, events_tbl, position_base := 'auto',
-                                     event_types := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                     event_types := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_ubi_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_ubi_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
-SELECT * FROM _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types, _duckdb_ndcg_de4a2e00d9 := true)
+SELECT * FROM _ndcg_ubi_shown(queries_tbl, events_tbl, position_base, event_types, _duckdb_ndcg_428ef714e4 := true)
 -- the options are checked by a branch that always runs (an empty index skips the other one)
 UNION ALL BY NAME
 SELECT NULL::VARCHAR AS query_id FROM _ndcg_options WHERE NOT _ok{% endraw %}{%- endset -%}
@@ -9779,15 +9804,15 @@ COMMENT ON MACRO TABLE ubi_rankings IS 'duckdb_ndcg: ubi_rankings(queries_tbl, e
 -- (the query has no shown list: no hit ids in ubi_queries, no impression with an ordinal).
 -- Example: SELECT reason, count(*) FROM ubi_unattributed('ubi_queries', 'ubi_events') GROUP BY ALL;
 CREATE OR REPLACE MACRO ubi_unattributed(queries_tbl, events_tbl, position_base := 'auto',
-                                         event_types := NULL, _duckdb_ndcg_de4a2e00d9 := true) AS TABLE
+                                         event_types := NULL, _duckdb_ndcg_428ef714e4 := true) AS TABLE
 WITH _ndcg_options AS (
-    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_de4a2e00d9 := true)
-           AND _ndcg_ubi_types(event_types, _duckdb_ndcg_de4a2e00d9 := true) IS NOT NULL AS _ok
+    SELECT _ndcg_source_options('last', NULL, position_base, _duckdb_ndcg_428ef714e4 := true)
+           AND _ndcg_ubi_types(event_types, _duckdb_ndcg_428ef714e4 := true) IS NOT NULL AS _ok
 )
 SELECT * FROM (
 SELECT query_id, item_id, event_type, event_name, event_at, user_id, session_id, reason
 FROM _ndcg_ubi_interactions(queries_tbl, events_tbl, position_base := position_base,
-                            event_types := event_types, shown := NULL, _duckdb_ndcg_de4a2e00d9 := true)
+                            event_types := event_types, shown := NULL, _duckdb_ndcg_428ef714e4 := true)
 WHERE reason IS NOT NULL
 )
 -- the options are checked by a branch that always runs (an empty export skips the other one)
